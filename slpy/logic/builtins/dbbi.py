@@ -1,0 +1,571 @@
+"""Builtins that need the program: the clause database, operators, flags, loading,
+global variables, statistics and halt."""
+from __future__ import annotations
+
+import time
+
+from . import det, nondet
+from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_term, NIL,
+                     TRUE, PrologError, type_error, domain_error, instantiation_error,
+                     permission_error, existence_error, representation_error, indicator)
+from ..db import STOCH, USER, DET, NONDET, CONTROL, SBUILTIN
+from ..engine import Halt, CONTROL_PREDS
+
+
+def _clause_parts(t):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if type(t) is Struct and t.name == ":-" and len(t.args) == 2:
+        h, b = deref(t.args[0]), deref(t.args[1])
+    else:
+        h, b = t, TRUE
+    if type(h) is Var:
+        raise instantiation_error()
+    if type(h) is not Atom and type(h) is not Struct:
+        raise type_error("callable", h)
+    return h, b
+
+
+def _assert(eng, t, first):
+    t = deref(t)
+    h, b = _clause_parts(t)
+    if type(b) is not Var and type(b) is not Atom and type(b) is not Struct:
+        raise type_error("callable", b)
+    from ..compile import check_body
+    try:
+        check_body(b, b)
+    except PrologError:
+        raise type_error("callable", b)
+    name = h.name
+    arity = len(h.args) if type(h) is Struct else 0
+    pred = eng.db.get(name, arity)
+    if pred.builtin or (name, arity) in CONTROL_PREDS:
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    if not pred.clauses and not pred.dynamic:
+        pred.dynamic = True
+    elif not pred.dynamic and pred.clauses and eng.flags.get("iso_static", False):
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    eng.program.add_clause(copy_term(t), first=first)
+    return True
+
+
+@det("assert", 1)
+def assert_(eng, t):
+    return _assert(eng, t, False)
+
+
+@det("assertz", 1)
+def assertz(eng, t):
+    return _assert(eng, t, False)
+
+
+@det("asserta", 1)
+def asserta(eng, t):
+    return _assert(eng, t, True)
+
+
+def _pred_for_access(eng, h, action):
+    name = h.name
+    arity = len(h.args) if type(h) is Struct else 0
+    if (name, arity) in CONTROL_PREDS:
+        raise permission_error(action, "private_procedure", indicator(name, arity))
+    pred = eng.db.lookup(name, arity)
+    if pred is not None and pred.builtin:
+        raise permission_error(action, "private_procedure", indicator(name, arity))
+    return pred
+
+
+def _clause_term(c):
+    body = c.body if c.body is not None else TRUE
+    return copy_term(Struct(":-", (c.head, body)))
+
+
+@nondet("clause", 2)
+def clause(eng, h, b):
+    h = deref(h)
+    if type(h) is Var:
+        raise instantiation_error()
+    if type(h) is not Atom and type(h) is not Struct:
+        raise type_error("callable", h)
+    bb = deref(b)
+    if type(bb) is not Var and type(bb) is not Atom and type(bb) is not Struct:
+        raise type_error("callable", bb)
+    pred = _pred_for_access(eng, h, "access")
+    if pred is None:
+        return
+    for c in list(pred.clauses):
+        t = _clause_term(c)
+        if eng.try_unify(Struct(":-", (h, b)), t):
+            yield
+
+
+@nondet("retract", 1)
+def retract(eng, t):
+    h, b = _clause_parts(t)
+    name = h.name
+    arity = len(h.args) if type(h) is Struct else 0
+    pred = eng.db.lookup(name, arity)
+    if pred is not None and (pred.builtin or (not pred.dynamic and pred.clauses
+                                              and pred.kind != USER)):
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    if (name, arity) in CONTROL_PREDS:
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    if pred is None:
+        return
+    for c in list(pred.clauses):
+        if c.erased:
+            continue
+        ct = _clause_term(c)
+        if eng.try_unify(Struct(":-", (h, b)), ct):
+            pred.remove(c)
+            yield
+
+
+@det("retractall", 1)
+def retractall(eng, h):
+    h = deref(h)
+    if type(h) is Var:
+        raise instantiation_error()
+    if type(h) is not Atom and type(h) is not Struct:
+        raise type_error("callable", h)
+    name = h.name
+    arity = len(h.args) if type(h) is Struct else 0
+    pred = eng.db.get(name, arity)
+    if pred.builtin:
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    if not pred.clauses:
+        pred.dynamic = True
+        pred.defined = True
+    from ..terms import undo_to
+    for c in list(pred.clauses):
+        mark = len(eng.trail)
+        if eng.try_unify(h, copy_term(c.head)):
+            pred.remove(c)
+            undo_to(eng.trail, mark)  # retractall/1 binds nothing
+    return True
+
+
+def _pi(t):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if not (type(t) is Struct and t.name == "/" and len(t.args) == 2):
+        raise type_error("predicate_indicator", t)
+    n, a = deref(t.args[0]), deref(t.args[1])
+    if type(n) is Var or type(a) is Var:
+        raise instantiation_error()
+    if type(n) is not Atom:
+        raise type_error("atom", n)
+    if type(a) is not int:
+        raise type_error("integer", a)
+    if a < 0:
+        raise domain_error("not_less_than_zero", a)
+    return n.name, a
+
+
+@det("abolish", 1)
+def abolish(eng, t):
+    name, arity = _pi(t)
+    pred = eng.db.lookup(name, arity)
+    if (name, arity) in CONTROL_PREDS or (pred is not None and (pred.builtin or (
+            pred.clauses and not pred.dynamic))):
+        raise permission_error("modify", "static_procedure", indicator(name, arity))
+    if pred is not None:
+        pred.clear()
+        pred.defined = False
+        pred.dynamic = False
+    return True
+
+
+def _each_pi(t):
+    t = deref(t)
+    stack = [t]
+    while stack:
+        x = deref(stack.pop())
+        if type(x) is Struct and x.name in (",", "/") and x.name == "," and len(x.args) == 2:
+            stack.append(x.args[1])
+            stack.append(x.args[0])
+        elif type(x) is Struct and x.name == "." and len(x.args) == 2:
+            items, _ = list_items(x)
+            stack.extend(reversed(items))
+        elif x is NIL:
+            continue
+        else:
+            yield _pi(x)
+
+
+@det("dynamic", 1)
+def dynamic(eng, t):
+    for name, arity in _each_pi(t):
+        p = eng.db.get(name, arity)
+        if p.builtin:
+            raise permission_error("modify", "static_procedure", indicator(name, arity))
+        p.dynamic = True
+        p.defined = True
+    return True
+
+
+@det("discontiguous", 1)
+def discontiguous(eng, t):
+    for name, arity in _each_pi(t):
+        eng.db.get(name, arity).discontiguous = True
+    return True
+
+
+@nondet("current_predicate", 1)
+def current_predicate(eng, t):
+    t = deref(t)
+    if type(t) is not Var and not (type(t) is Struct and t.name == "/" and len(t.args) == 2):
+        raise type_error("predicate_indicator", t)
+    if type(t) is Struct:
+        n, a = deref(t.args[0]), deref(t.args[1])
+        if type(n) is not Var and type(n) is not Atom:
+            raise type_error("predicate_indicator", t)
+        if type(a) is not Var and type(a) is not int:
+            raise type_error("predicate_indicator", t)
+    for (name, arity), p in sorted(eng.db.preds.items()):
+        if p.builtin or p.library or not (p.clauses or p.dynamic):
+            continue
+        if eng.try_unify(t, indicator(name, arity)):
+            yield
+
+
+@nondet("predicate_property", 2)
+def predicate_property(eng, h, prop):
+    h = deref(h)
+    items = eng.db.preds.items()
+    for (name, arity), p in list(items):
+        if not (p.defined or p.clauses):
+            continue
+        head = atom(name) if arity == 0 else Struct(name, tuple(Var() for _ in range(arity)))
+        props = []
+        if p.builtin:
+            props.append(atom("built_in"))
+            props.append(atom("static"))
+        else:
+            props.append(atom("dynamic") if p.dynamic else atom("static"))
+            props.append(Struct("number_of_clauses", (len(p.clauses),)))
+            props.append(atom("defined"))
+        if p.kind == STOCH or p.kind == SBUILTIN:
+            props.append(atom("stochastic"))
+        for pr in props:
+            if eng.try_unify(Struct("-", (h, prop)), Struct("-", (head, pr))):
+                yield
+
+
+# -- operators -------------------------------------------------------------------------
+
+_OP_TYPES = {"xfx", "xfy", "yfx", "fy", "fx", "xf", "yf"}
+
+
+@det("op", 3)
+def op(eng, p, t, names):
+    p, t = deref(p), deref(t)
+    if type(p) is Var or type(t) is Var:
+        raise instantiation_error()
+    if type(p) is not int:
+        raise type_error("integer", p)
+    if not 0 <= p <= 1200:
+        raise domain_error("operator_priority", p)
+    if type(t) is not Atom:
+        raise type_error("atom", t)
+    if t.name not in _OP_TYPES:
+        raise domain_error("operator_specifier", t)
+    n = deref(names)
+    if type(n) is Struct and n.name == ".":
+        items, tail = list_items(n)
+        if type(tail) is Var:
+            raise instantiation_error()
+    else:
+        items = [n]
+    todo = []
+    for x in items:
+        x = deref(x)
+        if type(x) is Var:
+            raise instantiation_error()
+        if type(x) is not Atom:
+            raise type_error("atom" if type(x) is not Struct else "list", x)
+        if x.name == ",":
+            raise permission_error("modify", "operator", x)
+        if x.name in ("|",) and (p < 1001 and p != 0 or t.name not in ("xfx", "xfy", "yfx")):
+            raise permission_error("create", "operator", x)
+        if x.name in ("[]", "{}"):
+            raise permission_error("create", "operator", x)
+        # an infix and a postfix operator may not share a name
+        if t.name in ("xf", "yf") and x.name in eng.ops.infix:
+            raise permission_error("create", "operator", x)
+        if t.name in ("xfx", "xfy", "yfx") and x.name in eng.ops.postfix:
+            raise permission_error("create", "operator", x)
+        todo.append(x.name)
+    for name in todo:
+        eng.ops.add(p, t.name, name)
+    return True
+
+
+@nondet("current_op", 3)
+def current_op(eng, p, t, name):
+    p, t, name = deref(p), deref(t), deref(name)
+    if type(p) is not Var and (type(p) is not int or not 0 <= p <= 1200):
+        raise domain_error("operator_priority", p)
+    if type(t) is not Var and (type(t) is not Atom or t.name not in _OP_TYPES):
+        raise domain_error("operator_specifier", t)
+    if type(name) is not Var and type(name) is not Atom:
+        raise type_error("atom", name)
+    for pri, typ, n in list(eng.ops.all_ops()):
+        if eng.try_unify(Struct("op", (p, t, name)), Struct("op", (pri, atom(typ), atom(n)))):
+            yield
+
+
+# -- flags -------------------------------------------------------------------------------
+
+_READONLY = {"bounded", "max_integer", "min_integer", "integer_rounding_function",
+             "max_arity"}
+_FLAG_VALUES = {"double_quotes": {"codes", "chars", "atom", "string"},
+                "unknown": {"error", "fail", "warning"}, "debug": {"on", "off"},
+                "char_conversion": {"on", "off"}, "occurs_check": {"true", "false", "error"},
+                "sampling": {"backtrackable", "pure"}}
+
+
+def _flag_term(v):
+    if type(v) is int or type(v) is float:
+        return v
+    return atom(str(v))
+
+
+@det("set_prolog_flag", 2)
+def set_prolog_flag(eng, f, v):
+    f, v = deref(f), deref(v)
+    if type(f) is Var or type(v) is Var:
+        raise instantiation_error()
+    if type(f) is not Atom:
+        raise type_error("atom", f)
+    if f.name not in eng.flags:
+        raise domain_error("prolog_flag", f)
+    if f.name in _READONLY:
+        raise permission_error("modify", "flag", f)
+    allowed = _FLAG_VALUES.get(f.name)
+    if allowed is not None and (type(v) is not Atom or v.name not in allowed):
+        raise domain_error("flag_value", Struct("+", (f, v)))
+    eng.flags[f.name] = v.name if type(v) is Atom else v
+    return True
+
+
+@nondet("current_prolog_flag", 2)
+def current_prolog_flag(eng, f, v):
+    f = deref(f)
+    if type(f) is not Var and type(f) is not Atom:
+        raise type_error("atom", f)
+    if type(f) is Atom:
+        if f.name in eng.flags and eng.try_unify(v, _flag_term(eng.flags[f.name])):
+            yield
+        return
+    for k, val in list(eng.flags.items()):
+        if eng.try_unify(Struct("-", (f, v)), Struct("-", (atom(k), _flag_term(val)))):
+            yield
+
+
+# -- loading ------------------------------------------------------------------------------
+
+def _file_name(t):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if type(t) is Atom:
+        return t.name
+    if type(t) is str:
+        return t
+    if type(t) is Struct and t.name == "library" and len(t.args) == 1:
+        return None  # library(lists) and friends are built in
+    raise type_error("atom", t)
+
+
+def _consult(eng, t):
+    t = deref(t)
+    files = list_items(t)[0] if type(t) is Struct and t.name == "." else [t]
+    import os
+    for f in files:
+        name = _file_name(f)
+        if name is None:
+            continue
+        base = eng.program._loading_file
+        if base and not os.path.isabs(name) and base != "<string>":
+            cand = os.path.join(os.path.dirname(base), name)
+            if any(os.path.exists(cand + ext) for ext in ("", ".slp", ".pl")):
+                name = cand
+        eng.program.consult(name)
+    return True
+
+
+@det("consult", 1)
+def consult(eng, t):
+    return _consult(eng, t)
+
+
+@det("ensure_loaded", 1)
+def ensure_loaded(eng, t):
+    return _consult(eng, t)
+
+
+@det("use_module", 1)
+def use_module(eng, t):
+    return _consult(eng, t)
+
+
+@det("use_module", 2)
+def use_module2(eng, t, _imports):
+    return _consult(eng, t)
+
+
+# -- global variables, statistics, halt ----------------------------------------------------
+
+@det("nb_setval", 2)
+def nb_setval(eng, k, v):
+    k = deref(k)
+    if type(k) is not Atom:
+        raise type_error("atom", k)
+    eng.globals[k.name] = copy_term(v)
+    return True
+
+
+@det("b_setval", 2)
+def b_setval(eng, k, v):
+    return nb_setval(eng, k, v)
+
+
+@det("nb_getval", 2)
+def nb_getval(eng, k, v):
+    k = deref(k)
+    if type(k) is not Atom:
+        raise type_error("atom", k)
+    if k.name not in eng.globals:
+        raise existence_error("variable", k)
+    return eng.unify(v, eng.globals[k.name])
+
+
+@det("b_getval", 2)
+def b_getval(eng, k, v):
+    return nb_getval(eng, k, v)
+
+
+_T0 = time.process_time()
+_W0 = time.monotonic()
+
+
+@det("statistics", 2)
+def statistics(eng, k, v):
+    k = deref(k)
+    if type(k) is not Atom:
+        raise type_error("atom", k)
+    name = k.name
+    if name in ("runtime", "process_cputime", "cputime"):
+        ms = int(time.process_time() * 1000)
+        if name == "cputime":
+            return eng.unify(v, time.process_time())
+        return eng.unify(v, mklist([ms, 0]))
+    if name in ("walltime", "real_time"):
+        ms = int((time.monotonic() - _W0) * 1000)
+        return eng.unify(v, mklist([ms, 0]))
+    if name == "inferences":
+        return eng.unify(v, eng.steps)
+    raise domain_error("statistics_key", k)
+
+
+@det("halt", 0)
+def halt0(eng):
+    raise Halt(0)
+
+
+@det("halt", 1)
+def halt1(eng, c):
+    c = deref(c)
+    if type(c) is Var:
+        raise instantiation_error()
+    if type(c) is not int:
+        raise type_error("integer", c)
+    raise Halt(c)
+
+
+@det("true", 0)
+def true0(eng):
+    return True
+
+
+@det("otherwise", 0)
+def otherwise0(eng):
+    return True
+
+
+@det("fail", 0)
+def fail0(eng):
+    return False
+
+
+@det("false", 0)
+def false0(eng):
+    return False
+
+
+@det("throw", 1)
+def throw(eng, ball):
+    ball = deref(ball)
+    if type(ball) is Var:
+        raise instantiation_error()
+    raise PrologError(copy_term(ball))
+
+
+@det("garbage_collect", 0)
+def garbage_collect(eng):
+    return True
+
+
+@det("param", 2)
+def param(eng, name, value):
+    """param(Name, Value): a prior parameter declared by `:- param(Name, Default).`,
+    unless the user overrode it (CLI -p name=value, or Program.set_param)."""
+    name = deref(name)
+    if type(name) is Var:
+        raise instantiation_error()
+    if type(name) is not Atom:
+        raise type_error("atom", name)
+    prog = eng.program
+    if prog._loading_file is not None and type(deref(value)) is not Var:
+        # `:- param(Name, Default).` while loading declares the default
+        prog.params[name.name] = copy_term(value)
+        return True
+    if name.name in prog.param_overrides:
+        return eng.unify(value, prog.param_overrides[name.name])
+    if name.name in prog.params:
+        return eng.unify(value, prog.params[name.name])
+    raise existence_error("parameter", name)
+
+
+# -- helpers for the Prolog library ---------------------------------------------------------
+
+@det("$free_variable_set", 3)
+def free_variable_set(eng, tg, g1, w):
+    """T^G -> the goal without its ^-prefixes and the witness of its free variables."""
+    from ..terms import term_variables
+    tg = deref(tg)
+    t, g = tg.args
+    bound = set(id(v) for v in term_variables(t))
+    g = deref(g)
+    while type(g) is Struct and g.name == "^" and len(g.args) == 2:
+        for v in term_variables(g.args[0]):
+            bound.add(id(v))
+        g = deref(g.args[1])
+    free = [v for v in term_variables(g) if id(v) not in bound]
+    witness = Struct("$w", tuple(free)) if free else NIL
+    return eng.unify(g1, g) and eng.unify(w, witness)
+
+
+@det("=@=", 2)
+def variant_eq(eng, a, b):
+    from ..terms import variant
+    return variant(a, b)
+
+
+@det("\\=@=", 2)
+def not_variant_eq(eng, a, b):
+    from ..terms import variant
+    return not variant(a, b)

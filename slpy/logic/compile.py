@@ -1,0 +1,241 @@
+"""Clause compilation: each clause becomes a Python function built from generated source.
+
+A plain clause compiles to ``fn(a, nxt, cb, pn, trail)``: it unifies the head with the
+call's argument tuple ``a`` (specialised code, read/write mode per argument as in the
+WAM), and returns the continuation that proves the body: a chain of frames
+``(pred, args, next, cut_barrier, proof_parent)`` ending in ``nxt``. It returns None when
+the head does not unify (the engine undoes partial bindings).
+
+A labelled clause compiles to ``fn(a, g, nxt, cb, pn, trail)`` which also unifies the
+guard list with ``g`` (when the call passed one) and returns ``(label, frame)``.
+
+Structure copying happens here, once per resolution step; ground subterms of a clause
+are built once at compile time and shared.
+"""
+from __future__ import annotations
+
+from .terms import Var, Atom, Struct, deref, unify, is_ground, type_error, instantiation_error
+
+# control constructs that bodies compile to special frames; the engine provides them
+CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),
+                 ("call", 1), ("::", 2), (":", 2), ("|", 2)}
+
+
+class CompileContext:
+    """What the compiler needs from the engine: predicate lookup and control preds."""
+
+    def __init__(self, db, control):
+        self.db = db
+        self.control = control  # name -> Pred for '$cut', '$call', '$disj', ...
+
+
+def _compile_error_if_not_callable(goal, whole):
+    if type(goal) is Var:
+        return
+    if type(goal) is not Atom and type(goal) is not Struct:
+        raise type_error("callable", whole)
+
+
+class _Gen:
+    def __init__(self, ctx: CompileContext):
+        self.ctx = ctx
+        self.lines: list[str] = []
+        self.consts: dict[str, object] = {}
+        self.names: dict[Var, str] = {}  # fixed per variable, whatever branch sees it first
+        self.vars: set = set()             # variables already defined at this point
+        self.tmp = 0
+
+    def name(self, v: Var) -> str:
+        n = self.names.get(v)
+        if n is None:
+            self.names[v] = n = f"V{len(self.names)}"
+        return n
+
+    def const(self, value) -> str:
+        name = f"K{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def newtmp(self) -> str:
+        self.tmp += 1
+        return f"t{self.tmp}"
+
+    def emit(self, indent: int, line: str):
+        self.lines.append("    " * indent + line)
+
+    # -- head: unify `src` (an expression naming a term) with pattern `p` ----------
+    def match(self, p, src: str, ind: int):
+        p = deref(p)
+        if type(p) is Var:
+            name = self.name(p)
+            if p not in self.vars:
+                self.vars.add(p)
+                self.emit(ind, f"{name} = {src}")
+            else:
+                self.emit(ind, f"if not unify({name}, {src}, trail): return None")
+            return
+        t = self.newtmp()
+        self.emit(ind, f"{t} = {src}")
+        self.emit(ind, f"while type({t}) is Var:")
+        self.emit(ind + 1, f"r = {t}.ref")
+        self.emit(ind + 1, "if r is None: break")
+        self.emit(ind + 1, f"{t} = r")
+        if type(p) is Struct and not is_ground(p):
+            self.emit(ind, f"if type({t}) is Var:")
+            # write mode: build the pattern; first-occurrence variables become fresh
+            saved = set(self.vars)
+            expr = self.build(p, ind + 1)
+            self.emit(ind + 1, f"{t}.ref = {expr}; trail.append({t})")
+            write_vars = self.vars
+            self.vars = saved
+            self.emit(ind, f"elif type({t}) is Struct and {t}.name == {p.name!r} "
+                           f"and len({t}.args) == {len(p.args)}:")
+            ta = self.newtmp()
+            self.emit(ind + 1, f"{ta} = {t}.args")
+            for i, sub in enumerate(p.args):
+                self.match(sub, f"{ta}[{i}]", ind + 1)
+            # both branches must define the same variables
+            self.vars |= write_vars
+            self.emit(ind, "else: return None")
+            return
+        k = self.const(p)
+        tp = type(p)
+        self.emit(ind, f"if type({t}) is Var: {t}.ref = {k}; trail.append({t})")
+        if tp is Atom:
+            self.emit(ind, f"elif {t} is not {k}: return None")
+        elif tp is int:
+            self.emit(ind, f"elif type({t}) is not int or {t} != {k}: return None")
+        else:
+            self.emit(ind, f"elif not unify({t}, {k}, trail): return None")
+
+    # -- body: an expression that builds term p from the clause's variables ---------
+    def build(self, p, ind: int) -> str:
+        p = deref(p)
+        if type(p) is Var:
+            name = self.name(p)
+            if p not in self.vars:
+                self.vars.add(p)
+                self.emit(ind, f"{name} = Var()")
+            return name
+        if type(p) is not Struct or is_ground(p):
+            return self.const(p)
+        # lists: build iteratively from the tail so long list literals stay flat
+        items = []
+        t = p
+        while type(t) is Struct and t.name == "." and len(t.args) == 2 and not is_ground(t):
+            items.append(t.args[0])
+            t = deref(t.args[1])
+        if len(items) > 1:
+            expr = self.build(t, ind)
+            for it in reversed(items):
+                expr = f"Struct('.', ({self.build(it, ind)}, {expr}))"
+            return expr
+        args = [self.build(a, ind) for a in p.args]
+        return f"Struct({p.name!r}, ({', '.join(args)}{',' if len(args) == 1 else ''}))"
+
+
+def flatten_conj(body):
+    goals = []
+    stack = [body]
+    while stack:
+        g = deref(stack.pop())
+        if type(g) is Struct and g.name == "," and len(g.args) == 2:
+            stack.append(g.args[1])
+            stack.append(g.args[0])
+        else:
+            goals.append(g)
+    return goals
+
+
+def check_body(body, whole):
+    """ISO: a clause body must be callable throughout its control structure."""
+    stack = [body]
+    while stack:
+        g = deref(stack.pop())
+        if type(g) is Var:
+            continue
+        if type(g) is Struct and len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
+            stack.extend(g.args)
+            continue
+        if type(g) is Struct and g.name == "\\+" and len(g.args) == 1:
+            stack.append(g.args[0])
+            continue
+        _compile_error_if_not_callable(g, whole)
+
+
+def goal_frame_code(gen: _Gen, goal, nxt: str, ind: int) -> str:
+    """Emit code making the frame for one body goal; returns the frame expression."""
+    ctx = gen.ctx
+    control = ctx.control
+    goal = deref(goal)
+    if type(goal) is Var:
+        v = gen.build(goal, ind)
+        return f"(C_call, ({v},), {nxt}, cb, pn)"
+    if type(goal) is Atom:
+        name, args = goal.name, ()
+        if name == "!":
+            return f"(C_cut, (), {nxt}, cb, pn)"
+        if name == "true":
+            return nxt
+    else:
+        name, args = goal.name, goal.args
+    arity = len(args)
+    if (name, arity) in CONTROL_NAMES and name not in ("!", ","):
+        if name in ("::", ":"):
+            g = deref(args[1])
+            left = deref(args[0])
+            if name == ":" and type(left) is Atom:
+                # module qualification: modules are not supported, the goal runs as is
+                return goal_frame_code(gen, g, nxt, ind)
+            if type(g) is Atom or type(g) is Struct:
+                pa = () if type(g) is Atom else g.args
+                pk = gen.const(ctx.db.get(g.name, len(pa)))
+                built = [gen.build(x, ind) for x in pa]
+                tup = f"({', '.join(built)}{',' if len(built) == 1 else ''})"
+                return f"(C_gcall, ({pk}, {tup}, {gen.build(left, ind)}), {nxt}, cb, pn)"
+        cp = gen.const(control[(name, arity)])
+        built = [gen.build(x, ind) for x in args]
+        return f"({cp}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"
+    pk = gen.const(ctx.db.get(name, arity))
+    built = [gen.build(x, ind) for x in args]
+    return f"({pk}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"
+
+
+def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
+    """Compile one clause; returns the Python function (see module docstring)."""
+    head = deref(head)
+    gen = _Gen(ctx)
+    ind = 1
+    hargs = head.args if type(head) is Struct else ()
+    for i, h in enumerate(hargs):
+        gen.match(h, f"a[{i}]", ind)
+    labelled = label is not None
+    if labelled and guard is not None:
+        # guard-only variables exist whether or not the call passed a guard
+        from .terms import term_variables
+        for v in term_variables(guard):
+            gen.build(v, ind)
+        gexpr = gen.build(guard, ind)
+        gen.emit(ind, f"if g is not None and not unify(g, {gexpr}, trail): return None")
+    goals = flatten_conj(body) if body is not None else []
+    # argument construction is emitted in source order (fresh variables appear in
+    # text order); the frames are then chained from the last goal back to the first
+    exprs = [goal_frame_code(gen, goal, "@NEXT@", ind) for goal in goals]
+    for e in reversed(exprs):
+        if e != "@NEXT@":      # `true` adds no frame
+            gen.emit(ind, "nxt = " + e.replace("@NEXT@", "nxt"))
+    if labelled:
+        lab = gen.build(label, ind)
+        gen.emit(ind, f"return ({lab}, nxt)")
+        sig = "a, g, nxt, cb, pn, trail"
+    else:
+        gen.emit(ind, "return nxt")
+        sig = "a, nxt, cb, pn, trail"
+    src = f"def clause_fn({sig}):\n" + "\n".join(gen.lines) + "\n"
+    ns = {"Var": Var, "Struct": Struct, "unify": unify, "C_call": ctx.control[("call", 1)],
+          "C_cut": ctx.control[("!", 0)], "C_gcall": ctx.control[("::", 2)]}
+    ns.update(gen.consts)
+    exec(compile(src, "<clause>", "exec"), ns)
+    fn = ns["clause_fn"]
+    fn.source = src
+    return fn

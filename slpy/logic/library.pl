@@ -1,0 +1,131 @@
+% The library every slpy program sees: control helpers, all-solutions predicates and
+% the list predicates SWI-Prolog users reach for. A program may redefine any of these.
+
+once(G) :- call(G), !.
+ignore(G) :- (call(G) -> true ; true).
+_ ^ G :- call(G).
+
+append([], L, L).
+append([H|T], L, [H|R]) :- append(T, L, R).
+
+append(ListOfLists, List) :- '$append_all'(ListOfLists, List).
+'$append_all'([], []).
+'$append_all'([L|Ls], As) :- append(L, Ws, As), '$append_all'(Ls, Ws).
+
+member(X, [X|_]).
+member(X, [_|T]) :- member(X, T).
+
+select(X, [X|T], T).
+select(X, [H|T], [H|R]) :- select(X, T, R).
+
+selectchk(X, L, R) :- select(X, L, R), !.
+
+select(X, Xs, Y, Ys) :- '$select4'(Xs, X, Y, Ys).
+'$select4'([X|T], X, Y, [Y|T]).
+'$select4'([H|T], X, Y, [H|T2]) :- '$select4'(T, X, Y, T2).
+
+exclude(_, [], []).
+exclude(P, [H|T], R) :- ( call(P, H) -> R = R1 ; R = [H|R1] ), exclude(P, T, R1).
+
+include(_, [], []).
+include(P, [H|T], R) :- ( call(P, H) -> R = [H|R1] ; R = R1 ), include(P, T, R1).
+
+partition(_, [], [], []).
+partition(P, [H|T], I, E) :-
+    ( call(P, H) -> I = [H|I1], E = E1 ; I = I1, E = [H|E1] ),
+    partition(P, T, I1, E1).
+
+maplist(_, []).
+maplist(P, [A|As]) :- call(P, A), maplist(P, As).
+maplist(_, [], []).
+maplist(P, [A|As], [B|Bs]) :- call(P, A, B), maplist(P, As, Bs).
+maplist(_, [], [], []).
+maplist(P, [A|As], [B|Bs], [C|Cs]) :- call(P, A, B, C), maplist(P, As, Bs, Cs).
+maplist(_, [], [], [], []).
+maplist(P, [A|As], [B|Bs], [C|Cs], [D|Ds]) :-
+    call(P, A, B, C, D), maplist(P, As, Bs, Cs, Ds).
+
+foldl(G, L, V0, V) :- '$foldl1'(L, G, V0, V).
+'$foldl1'([], _, V, V).
+'$foldl1'([X|Xs], G, V0, V) :- call(G, X, V0, V1), '$foldl1'(Xs, G, V1, V).
+foldl(G, L1, L2, V0, V) :- '$foldl2'(L1, L2, G, V0, V).
+'$foldl2'([], [], _, V, V).
+'$foldl2'([X|Xs], [Y|Ys], G, V0, V) :- call(G, X, Y, V0, V1), '$foldl2'(Xs, Ys, G, V1, V).
+foldl(G, L1, L2, L3, V0, V) :- '$foldl3'(L1, L2, L3, G, V0, V).
+'$foldl3'([], [], [], _, V, V).
+'$foldl3'([X|Xs], [Y|Ys], [Z|Zs], G, V0, V) :-
+    call(G, X, Y, Z, V0, V1), '$foldl3'(Xs, Ys, Zs, G, V1, V).
+
+permutation([], []).
+permutation(L, [H|T]) :- select(H, L, R), permutation(R, T).
+
+flatten(List, Flat) :- '$flatten'(List, [], Flat0), !, Flat = Flat0.
+'$flatten'(Var, Tl, [Var|Tl]) :- var(Var), !.
+'$flatten'([], Tl, Tl) :- !.
+'$flatten'([Hd|Tl], Tail, List) :- !, '$flatten'(Hd, FlatHeadTail, List), '$flatten'(Tl, Tail, FlatHeadTail).
+'$flatten'(NonList, Tl, [NonList|Tl]).
+
+pairs_keys_values([], [], []).
+pairs_keys_values([K-V|T], [K|Ks], [V|Vs]) :- pairs_keys_values(T, Ks, Vs).
+pairs_keys([], []).
+pairs_keys([K-_|T], [K|Ks]) :- pairs_keys(T, Ks).
+pairs_values([], []).
+pairs_values([_-V|T], [V|Vs]) :- pairs_values(T, Vs).
+
+predsort(P, L, Sorted) :-
+    length(L, N),
+    (   N < 2 -> '$predsort_small'(P, L, Sorted)
+    ;   '$predsort'(P, N, L, _, Sorted1), Sorted = Sorted1 ).
+'$predsort_small'(_, [], []).
+'$predsort_small'(_, [X], [X]).
+'$predsort'(P, 2, [X1,X2|L], L, R) :- !, call(P, Delta, X1, X2), '$sort2'(Delta, X1, X2, R).
+'$predsort'(_, 1, [X|L], L, [X]) :- !.
+'$predsort'(_, 0, L, L, []) :- !.
+'$predsort'(P, N, L1, L3, R) :-
+    N1 is N // 2, plus(N1, N2, N),
+    '$predsort'(P, N1, L1, L2, R1), '$predsort'(P, N2, L2, L3, R2),
+    '$predmerge'(P, R1, R2, R).
+'$sort2'(<, X1, X2, [X1,X2]).
+'$sort2'(=, X1, _, [X1]).
+'$sort2'(>, X1, X2, [X2,X1]).
+'$predmerge'(_, [], R, R) :- !.
+'$predmerge'(_, R, [], R) :- !.
+'$predmerge'(P, [H1|T1], [H2|T2], Result) :-
+    call(P, Delta, H1, H2), !,
+    '$predmerge_'(Delta, P, H1, H2, T1, T2, Result).
+'$predmerge_'(<, P, H1, H2, T1, T2, [H1|R]) :- '$predmerge'(P, T1, [H2|T2], R).
+'$predmerge_'(=, P, H1, _, T1, T2, [H1|R]) :- '$predmerge'(P, T1, T2, R).
+'$predmerge_'(>, P, H1, H2, T1, T2, [H2|R]) :- '$predmerge'(P, [H1|T1], T2, R).
+
+% bagof/3 and setof/3: group the solutions by the bindings of the free variables
+bagof(T, G, L) :-
+    '$free_variable_set'(T^G, G1, W),
+    (   W == []
+    ->  findall(T, G1, L), L \== []
+    ;   findall(W-T, G1, Pairs), Pairs \== [],
+        '$bagof_groups'(Pairs, W, L)
+    ).
+'$bagof_groups'(Pairs, W, L) :-
+    keysort(Pairs, Sorted),
+    '$parade'(Sorted, Groups),
+    member(W-L, Groups).
+'$parade'([], []).
+'$parade'([K-V|T], [K-[V|Vs]|Gs]) :- '$same_key'(K, T, Vs, Rest), '$parade'(Rest, Gs).
+'$same_key'(K, [K1-V|T], [V|Vs], Rest) :- K1 =@= K, !, K1 = K, '$same_key'(K, T, Vs, Rest).
+'$same_key'(_, Rest, [], Rest).
+
+setof(T, G, S) :- bagof(T, G, L), sort(L, S).
+
+aggregate_all(count, G, C) :- !, findall(x, G, L), length(L, C).
+aggregate_all(count(T), G, C) :- !, findall(T, G, L), length(L, C).
+aggregate_all(sum(E), G, S) :- !, findall(E, G, L), sum_list(L, S).
+aggregate_all(max(E), G, M) :- !, findall(E, G, L), L \== [], max_list(L, M).
+aggregate_all(min(E), G, M) :- !, findall(E, G, L), L \== [], min_list(L, M).
+aggregate_all(bag(E), G, L) :- !, findall(E, G, L).
+aggregate_all(set(E), G, S) :- !, findall(E, G, L), sort(L, S).
+
+phrase(G, L) :- phrase(G, L, []).
+phrase(G, L, R) :- call(G, L, R).
+
+concat_atom(L, R) :- atomic_list_concat(L, R).
+concat_atom(L, Sep, R) :- atomic_list_concat(L, Sep, R).

@@ -1,0 +1,321 @@
+"""The Program: clause store, loader and the Python API over the engine."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .terms import (Var, Atom, Struct, deref, atom, PrologError, copy_term, resolve,
+                    permission_error, type_error, NIL, indicator, undo_to)
+from .db import Database, Clause, Pred, first_arg_key, USER, DET, NONDET, CONTROL, STOCH, \
+    SBUILTIN
+from .compile import CompileContext, compile_clause, check_body
+from .engine import Engine, CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt, ReplayReject
+from . import builtins as _builtins
+from ..lang.ops import OpTable
+from ..lang.clauses import split_clause
+
+LIBRARY = Path(__file__).with_name("library.pl")
+CONSULT_EXTS = (".slp", ".pl")
+
+
+class LoadError(PrologError):
+    """One problem found while loading a file (file:line: message)."""
+
+    def __init__(self, message, term=None):
+        from .terms import _err, atom as _a
+        super().__init__(term if term is not None else _err(_a("load_error")), message)
+        self.message = message
+
+
+class LoadErrors(Exception):
+    """All the problems found while loading; str() lists one per line."""
+
+    def __init__(self, errors):
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+@dataclass
+class Sample:
+    """One sampled answer: its bindings, proof tree and log probability."""
+    bindings: dict
+    tree: object
+    log_prob: float
+
+
+@dataclass
+class Proof:
+    """One refutation found by exhaustive enumeration, with its probability."""
+    bindings: dict
+    prob: float
+    tree: object
+
+
+def _load_builtin_modules():
+    # importing registers the builtins; each module is optional while it is written
+    import importlib
+    for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
+                "reading", "dbbi", "stochastic"):
+        try:
+            importlib.import_module(f"slpy.logic.builtins.{mod}")
+        except ModuleNotFoundError as e:
+            if e.name != f"slpy.logic.builtins.{mod}":
+                raise
+
+
+class Program:
+    """An SLP program: consult files or text, then query, sample or enumerate proofs.
+
+    >>> p = Program()
+    >>> p.consult_text("0.5 :: coin(head). 0.5 :: coin(tail).")
+    >>> [str(a['X']) for a in p.query("coin(X)")]
+    ['head', 'tail']
+    """
+
+    def __init__(self, max_steps: int | None = None, timeout: float | None = None,
+                 max_term_size: int = 10_000_000, out=None):
+        _load_builtin_modules()
+        self.db = Database()
+        self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
+                      "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
+                      "integer_rounding_function": "toward_zero", "max_arity": "unbounded",
+                      "debug": "off", "char_conversion": "off", "occurs_check": "false",
+                      "sampling": "backtrackable"}
+        self.ops = OpTable()
+        self.out = out if out is not None else (lambda s: sys.stdout.write(s))
+        self.engine = Engine(self.db, self.flags, self.ops, self.out, max_steps=max_steps,
+                             timeout=timeout, max_term_size=max_term_size)
+        self.engine.program = self
+        self.ctx = CompileContext(self.db, CONTROL_PREDS)
+        self.loaded_files: dict[str, float] = {}
+        self._loading_file = None
+        self._wiped: set = set()
+        self.params: dict = {}
+        self.param_overrides: dict = {}
+        for key, p in CONTROL_PREDS.items():
+            if key != ("::", 2):
+                self.db.preds[key] = p
+        for (name, arity), (kind, fn) in _builtins.BUILTINS.items():
+            p = self.db.get(name, arity)
+            p.kind = {"det": DET, "nondet": NONDET, "stochastic": SBUILTIN}[kind]
+            p.fn = fn
+            p.defined = True
+            p.builtin = True
+        self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
+
+    # -- loading ------------------------------------------------------------------
+    def consult(self, path) -> None:
+        """Load a .slp or .pl file (reloading it replaces its predicates)."""
+        path = Path(path)
+        if path.suffix not in CONSULT_EXTS:
+            if path.with_suffix(".slp").exists():
+                path = path.with_suffix(".slp")
+            elif path.with_suffix(".pl").exists():
+                path = path.with_suffix(".pl")
+            else:
+                raise permission_error("consult", "source_sink", atom(str(path)),
+                                       None) if path.exists() else \
+                    PrologError(_existence_file(path), f"{path}: no such file")
+        if not path.exists():
+            raise PrologError(_existence_file(path), f"{path}: no such file")
+        text = path.read_text()
+        self.loaded_files[str(path.resolve())] = path.stat().st_mtime
+        self._consult_text(text, str(path))
+
+    def consult_text(self, text: str, filename: str = "<string>") -> None:
+        self._consult_text(text, filename)
+
+    def _consult_text(self, text, filename, library=False):
+        from ..lang.reader import Reader, SlpSyntaxError
+        errors = []
+        prev = self._loading_file
+        self._loading_file = filename
+        wiped = set()
+        init_goals = []
+        try:
+            reader = Reader(self.ops, self.flags)
+            results = reader.read_clauses(text, filename)
+            while True:
+                try:
+                    r = next(results)
+                except StopIteration:
+                    break
+                except SlpSyntaxError as e:
+                    errors.append(e)
+                    continue
+                except Exception as e:  # the reader's container of several errors
+                    if hasattr(e, "errors"):
+                        errors.extend(e.errors)
+                        break
+                    raise
+                if isinstance(r, SlpSyntaxError):
+                    errors.append(r)
+                    continue
+                try:
+                    self._load_term(r.term, filename, r.line, wiped, library, init_goals,
+                                    r.varnames)
+                except LoadError as e:
+                    errors.append(e)
+                except PrologError as e:
+                    errors.append(LoadError(f"{filename}:{r.line}: {e}", e.term))
+        finally:
+            self._loading_file = prev
+        for g, line in init_goals:
+            self._run_directive(g, filename, line, errors)
+        if errors:
+            raise LoadErrors(errors)
+
+    def _load_term(self, term, filename, line, wiped, library, init_goals, varnames=None):
+        term = deref(term)
+        if type(term) is Struct and term.name == ":-" and len(term.args) == 1:
+            goal = deref(term.args[0])
+            if type(goal) is Struct and goal.name == "initialization":
+                init_goals.append((goal.args[0], line))
+                return
+            errs = []
+            self._run_directive(goal, filename, line, errs)
+            if errs:
+                raise errs[0]
+            return
+        if type(term) is Struct and term.name == "?-" and len(term.args) == 1:
+            errs = []
+            self._run_directive(term.args[0], filename, line, errs)
+            if errs:
+                raise errs[0]
+            return
+        if type(term) is Struct and term.name == "-->" and len(term.args) == 2:
+            from ..lang.dcg import dcg_transform
+            term = dcg_transform(term)
+        self.add_clause(term, filename=filename, line=line, wiped=wiped, library=library)
+
+    def _run_directive(self, goal, filename, line, errors):
+        try:
+            ok = False
+            for _ in self.engine.solve(goal):
+                ok = True
+                break
+            if not ok:
+                sys.stderr.write(f"Warning: {filename}:{line}: goal (directive) failed\n")
+        except Halt:
+            raise
+        except PrologError as e:
+            errors.append(LoadError(f"{filename}:{line}: {e}", e.term))
+
+    def add_clause(self, term, first=False, filename=None, line=None, wiped=None,
+                   library=False):
+        """Compile and add one clause (consult and assert/1 come here)."""
+        parts = split_clause(term)
+        head = parts.head
+        name = head.name
+        arity = len(head.args) if type(head) is Struct else 0
+        pred = self.db.get(name, arity)
+        where = f"{filename}:{line}: " if filename else ""
+        if pred.builtin or (name, arity) in CONTROL_PREDS or name in (",", ";", "->"):
+            raise LoadError(
+                f"{where}No permission to modify static procedure `{name}/{arity}'",
+                permission_error("modify", "static_procedure", indicator(name, arity)).term)
+        if filename is not None and wiped is not None and (name, arity) not in wiped:
+            # (re)consulting: a file's clauses replace earlier definitions from that file
+            # or from the library
+            wiped.add((name, arity))
+            if getattr(pred, "library", False) and not library or filename in pred.files:
+                pred.clear()
+                pred.kind = USER
+            pred.files.add(filename)
+            pred.library = library
+        labelled = parts.label is not None
+        if pred.clauses and (pred.kind == STOCH) != labelled:
+            raise LoadError(
+                f"{where}{name}/{arity} mixes labelled and unlabelled clauses "
+                f"(an SLP predicate must label every clause)")
+        if parts.body is not None:
+            try:
+                check_body(parts.body, parts.body)
+            except PrologError as e:
+                raise LoadError(f"{where}{e}", e.term)
+        fn = compile_clause(self.ctx, head, parts.body, parts.label, parts.guard)
+        c = Clause(head, parts.body, fn, first_arg_key(deref(head.args[0]))
+                   if arity else None, parts.label, parts.guard, filename, line)
+        if labelled:
+            pred.kind = STOCH
+            lab = deref(parts.label)
+            from .terms import is_ground
+            if is_ground(lab):
+                from .arith import eval_arith
+                try:
+                    c.pred = pred
+                    c.ground_label = self.engine._label_value(eval_arith(lab), c)
+                except PrologError as e:
+                    raise LoadError(f"{where}label of {name}/{arity}: {e}", e.term)
+            else:
+                c.label_fn = compile_clause(self.ctx, Atom("$label"), None, parts.label,
+                                            parts.guard)
+        if first:
+            pred.add_first(c)
+        else:
+            pred.add_last(c)
+        return c
+
+    # -- parameters (prior hyperparameters, overridable from the CLI and API) ----------
+    def set_param(self, name: str, value) -> None:
+        self.param_overrides[name] = value
+
+    # -- querying -------------------------------------------------------------------------
+    def parse_query(self, text: str):
+        from ..lang.reader import read_term_from_text
+        term, varnames = read_term_from_text(text, self.ops, self.flags)
+        return term, varnames
+
+    def query(self, text: str):
+        """Yield one dict (variable name -> term) per solution, in Prolog order."""
+        goal, varnames = self.parse_query(text)
+        for _ in self.engine.solve(goal):
+            yield {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
+
+    def once(self, text: str):
+        """The first solution's bindings, or None."""
+        for b in self.query(text):
+            return b
+        return None
+
+    def sample(self, text: str, rng=None, pure: bool = False, record: bool = False):
+        """One sampled answer (Sample) or None when the sample fails."""
+        import numpy as np
+        if rng is None:
+            rng = np.random.default_rng()
+        goal, varnames = self.parse_query(text)
+        ok, tree, logp = self.engine.run_sampling(goal, rng, PURE if pure else SAMPLE,
+                                                  record=record)
+        if not ok:
+            undo_to(self.engine.trail, 0) if not self.engine.cps else None
+            return None
+        b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
+        return Sample(b, tree, logp)
+
+    def proofs(self, text: str, min_prob: float = 0.0, max_proofs: int | None = None):
+        """Every refutation of a stochastic query with its probability (pure SLP
+        semantics: labels normalised over all clauses of their predicate)."""
+        goal, varnames = self.parse_query(text)
+        eng = self.engine
+        saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
+        eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
+        from .proof import build_tree
+        out = []
+        try:
+            for _ in eng.solve(goal):
+                b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
+                out.append(Proof(b, math.exp(eng.logp), build_tree(eng.plog)))
+                if max_proofs is not None and len(out) >= max_proofs:
+                    break
+        finally:
+            eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = saved
+        return out
+
+
+def _existence_file(path):
+    from .terms import _err
+    return _err(Struct("existence_error", (atom("source_sink"), atom(str(path)))))

@@ -1,0 +1,128 @@
+"""Proof trees: one node per stochastic choice point of the final derivation.
+
+During a derivation the engine keeps ``SNode`` records (mutable, shared with the choice
+point that may redraw them); when a solution is reached they are frozen into
+``ProofNode`` trees, which are immutable and may be shared between proofs (replay
+grafts untouched subtrees of an earlier proof into a new one).
+"""
+from __future__ import annotations
+
+import math
+
+
+class SNode:
+    """A stochastic choice point as it is being proved."""
+    __slots__ = ("pred", "args", "guard", "parent", "call", "cands", "chosen", "key",
+                 "prob", "answer", "ground", "height", "path", "nch", "fresh", "clause",
+                 "value")
+
+    def __init__(self, pred, args, guard, parent):
+        self.pred = pred
+        self.args = args
+        self.guard = guard
+        self.parent = parent
+        self.call = None
+        self.cands = ()
+        self.chosen = None   # clause number, or index of the builtin candidate
+        self.key = None      # what replay forces: the Clause, or the candidate's key
+        self.prob = 1.0
+        self.answer = None
+        self.ground = False
+        self.height = 0
+        self.path = ()
+        self.nch = 0
+        self.fresh = True
+        self.clause = None
+        self.value = None
+
+
+class ProofNode:
+    """A frozen choice point: the call, the candidates with their probabilities, the
+    chosen one and its probability, and the choice points below it."""
+    __slots__ = ("pred", "call", "cands", "chosen", "key", "prob", "children", "path",
+                 "answer", "ground", "value")
+
+    def __init__(self, s: SNode | None, path: tuple):
+        self.children: list[ProofNode] = []
+        self.path = path
+        if s is None:  # the root: the query itself
+            self.pred = None
+            self.call = None
+            self.cands = ()
+            self.chosen = None
+            self.key = None
+            self.prob = 1.0
+            self.answer = None
+            self.ground = False
+            self.value = None
+            return
+        self.pred = s.pred
+        self.call = s.call
+        self.cands = s.cands
+        self.chosen = s.chosen
+        self.key = s.key
+        self.prob = s.prob
+        self.answer = s.answer
+        self.ground = s.ground
+        self.value = s.value
+
+    def __iter__(self):
+        """Pre-order walk over the nodes below (not including) this one."""
+        stack = list(reversed(self.children))
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(reversed(n.children))
+
+    def size(self) -> int:
+        return sum(1 for _ in self)
+
+    def log_prob(self) -> float:
+        return sum(math.log(n.prob) for n in self)
+
+    def nodes_by_path(self) -> dict:
+        return {n.path: n for n in self}
+
+    def format(self, indent: str = "  ") -> str:
+        """An indented, readable rendering: one line per choice point."""
+        from ..lang.writer import term_to_text
+        lines = []
+        stack = [(c, 0) for c in reversed(self.children)]
+        while stack:
+            n, depth = stack.pop()
+            call = term_to_text(n.call, quoted=True) if n.call is not None else "?"
+            if n.value is not None:
+                what = "-> " + term_to_text(n.value, quoted=True)
+            else:
+                what = f"clause {n.chosen}"
+            lines.append(f"{indent * depth}{call}  {what}  p={n.prob:.4g}")
+            stack.extend((c, depth + 1) for c in reversed(n.children))
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.format()
+
+
+def build_tree(plog) -> ProofNode:
+    """Freeze the derivation's log of choice points (a linked list, newest first).
+
+    Entries are SNodes, or ``(ProofNode, parent SNode)`` pairs for subtrees that replay
+    grafted unchanged from an earlier proof.
+    """
+    entries = []
+    while plog is not None:
+        entries.append(plog[0])
+        plog = plog[1]
+    root = ProofNode(None, ())
+    frozen = {}
+    for e in reversed(entries):
+        if type(e) is tuple:
+            node, sparent = e
+            parent = frozen.get(id(sparent), root)
+            parent.children.append(node)
+            continue
+        parent = frozen.get(id(e.parent), root)
+        p = ProofNode(e, parent.path + (len(parent.children),))
+        parent.children.append(p)
+        frozen[id(e)] = p
+    return root
