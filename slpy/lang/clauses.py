@@ -68,9 +68,7 @@ def split_clause(term) -> ClauseParts:
     body = None
     head = term
     if type(term) is Struct and term.name == ":-" and len(term.args) == 2:
-        head, body = deref(term.args[0]), deref(term.args[1])
-        if type(body) is Var:
-            body = Struct("call", (body,))
+        head, body = deref(term.args[0]), convert_body(term.args[1])
     label = guard = None
     rot = _rotate_label(head)
     if rot is not None:
@@ -91,3 +89,15 @@ def split_clause(term) -> ClauseParts:
     if type(head) is not Atom and type(head) is not Struct:
         raise type_error("callable", head)
     return ClauseParts(head, body, label, guard)
+
+
+def convert_body(body):
+    """ISO clause conversion: a variable in a goal position becomes call(V)."""
+    body = deref(body)
+    if type(body) is Var:
+        return Struct("call", (body,))
+    if type(body) is Struct and len(body.args) == 2 and body.name in (",", ";", "->", "*->"):
+        return Struct(body.name, (convert_body(body.args[0]), convert_body(body.args[1])))
+    if type(body) is Struct and body.name == "\\+" and len(body.args) == 1:
+        return Struct("\\+", (convert_body(body.args[0]),))
+    return body

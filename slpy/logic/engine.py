@@ -115,6 +115,7 @@ class Engine:
         self.max_term_size = max_term_size
         self.steps = 0
         self.deadline = None
+        self.step_limit = None
         self.mode = PLAIN
         self.rng = None
         self.plog = None
@@ -195,6 +196,8 @@ class Engine:
         cps = self.cps
         base = len(cps)
         mark = len(self.trail)
+        if base == 0:
+            self.start_limits()
         cps.append([CP_BOTTOM, mark, self.plog, self.logp])
         f = self.goal_frame(goal, (P_DONE, (), None, base + 1, ROOT), base + 1, ROOT)
         try:
@@ -212,8 +215,13 @@ class Engine:
                 # a finished top-level run keeps its bindings but not its trail
                 del self.trail[mark:]
 
+    def start_limits(self):
+        """Limits count from the start of each top-level query."""
+        self.step_limit = None if self.max_steps is None else self.steps + self.max_steps
+        self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
+
     def _check_limits(self):
-        if self.max_steps is not None and self.steps > self.max_steps:
+        if self.step_limit is not None and self.steps > self.step_limit:
             raise LimitExceeded(_resource("inferences"),
                                 f"Resource error: more than {self.max_steps} inferences")
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -225,8 +233,8 @@ class Engine:
 
     def _next_check(self):
         nxt = self.steps + 4096
-        if self.max_steps is not None and self.max_steps + 1 < nxt:
-            nxt = self.max_steps + 1
+        if self.step_limit is not None and self.step_limit + 1 < nxt:
+            nxt = self.step_limit + 1
         return nxt
 
     def _run(self, f, base):
@@ -911,6 +919,8 @@ class Engine:
         cps = self.cps
         base = len(cps)
         mark = len(self.trail)
+        if base == 0:
+            self.start_limits()
         cps.append([CP_BOTTOM, mark, None, 0.0])
         self.rp_fence = base + 1
         cps.append([CP_FENCE, mark, None, 0.0])

@@ -1,0 +1,705 @@
+"""Writing terms as text, the way SWI-Prolog's write/writeq/print/write_canonical do.
+
+``term_to_text`` is the entry point for terms; ``describe_error`` gives the one-line
+SWI-style message for an error ball; ``parse_write_options`` turns a write_term/2 option
+list into ``term_to_text`` keyword arguments.
+
+Spacing follows SWI's token rule: a space is written between two tokens only where
+they would otherwise read back as one token (``a- -1``, ``1 rem 2``, ``a= \\+b``), after
+a prefix operator before ``(`` (``- (a+b)``) and around an alphanumeric infix operator.
+``-(1)`` keeps its functional form so that it does not read back as the integer -1.
+
+The walk uses an explicit stack of work items, so a list of a million cells or a
+100,000-deep ``1+1+...`` prints without recursion.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import unicodedata
+
+from .ops import OpTable
+from ..logic.terms import (
+    Atom, Struct, Var, NIL, TRUE, atom, deref, list_items, instantiation_error,
+    type_error, domain_error,
+)
+
+__all__ = ["term_to_text", "describe_error", "format_float", "atom_text",
+           "quote_text", "atom_needs_quotes", "var_letter_name", "parse_write_options",
+           "canonical_var_names"]
+
+if hasattr(sys, "set_int_max_str_digits"):
+    # Prolog integers are unbounded and must print (and read) in full; Python 3.11 limits
+    # int<->str conversion to 4300 digits by default.
+    sys.set_int_max_str_digits(0)
+
+_SYMBOL = frozenset("#$&*+-./:<=>?@^~\\")
+_SOLO = frozenset("!;")
+_PUNCT = frozenset("()[]{},|")
+_ALNUM_ASCII = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+            92: "\\\\"}
+
+_DEFAULT_OPS: OpTable | None = None
+
+
+def _default_ops() -> OpTable:
+    global _DEFAULT_OPS
+    if _DEFAULT_OPS is None:
+        _DEFAULT_OPS = OpTable()
+    return _DEFAULT_OPS
+
+
+# -- character classes ---------------------------------------------------------------
+
+def _is_alnum(c: str) -> bool:
+    if c in _ALNUM_ASCII:
+        return True
+    if c < "\x80":
+        return False
+    cat = unicodedata.category(c)
+    return cat[0] in "LN" or cat in ("Mn", "Mc", "Pc")
+
+
+def _is_symbol(c: str) -> bool:
+    if c in _SYMBOL:
+        return True
+    return c >= "\x80" and unicodedata.category(c) in ("Sm", "Sc", "Sk", "So")
+
+
+def _atom_start(c: str) -> bool:
+    if "a" <= c <= "z":
+        return True
+    # other letters without case (CJK, ...) start atoms too, as in SWI-Prolog
+    return c >= "\x80" and unicodedata.category(c) in ("Ll", "Lo")
+
+
+# -- atoms, strings, numbers -----------------------------------------------------------
+
+_quote_cache: dict[str, bool] = {}
+
+
+def atom_needs_quotes(name: str) -> bool:
+    """True if writeq must quote the atom name."""
+    r = _quote_cache.get(name)
+    if r is None:
+        r = _needs_quotes(name)
+        if len(_quote_cache) < 100_000:
+            _quote_cache[name] = r
+    return r
+
+
+def _needs_quotes(s: str) -> bool:
+    if not s:
+        return True
+    c = s[0]
+    if _atom_start(c):
+        return not all(_is_alnum(ch) for ch in s[1:])
+    if _is_symbol(c):
+        if s == "." or s.startswith("/*"):
+            return True
+        return not all(_is_symbol(ch) for ch in s)
+    if len(s) == 1 and c in _SOLO:
+        return False
+    return s not in ("[]", "{}")
+
+
+def _must_escape(o: int) -> bool:
+    return o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0
+
+
+def quote_text(s: str, q: str = "'") -> str:
+    """s between quotes q with SWI's escapes (\\n, \\\\, \\', \\x1F\\ ...)."""
+    parts = [q]
+    start = 0
+    for i, ch in enumerate(s):
+        o = ord(ch)
+        if ch == q or o == 92 or _must_escape(o):
+            parts.append(s[start:i])
+            if ch == q:
+                parts.append("\\" + q)
+            else:
+                parts.append(_ESCAPES.get(o) or "\\x%X\\" % o)
+            start = i + 1
+    parts.append(s[start:])
+    parts.append(q)
+    return "".join(parts)
+
+
+def atom_text(name: str, quoted: bool = True) -> str:
+    if quoted and atom_needs_quotes(name):
+        return quote_text(name)
+    return name
+
+
+def format_float(f: float) -> str:
+    """Shortest text that reads back as f, always with '.' or 'e' (SWI's format_float)."""
+    if f != f:
+        return "1.5NaN"
+    if f == math.inf:
+        return "1.0Inf"
+    if f == -math.inf:
+        return "-1.0Inf"
+    if f == 0.0:
+        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
+    r = repr(f)
+    sign = ""
+    if r[0] == "-":
+        sign = "-"
+        r = r[1:]
+    exp = 0
+    if "e" in r:
+        r, e = r.split("e")
+        exp = int(e)
+    ip, _, fp = r.partition(".")
+    digits = ip + fp
+    stripped = digits.lstrip("0")
+    decpt = len(ip) + exp - (len(digits) - len(stripped))
+    digits = stripped.rstrip("0") or "0"
+    nd = len(digits)
+    if decpt <= 0:
+        if decpt <= -4:
+            return f"{sign}{digits[0]}.{digits[1:] or '0'}e{decpt - 1}"
+        return f"{sign}0.{'0' * -decpt}{digits}"
+    if nd > decpt:
+        return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
+    if decpt > 15:
+        return f"{sign}{digits[0]}.{digits[1:] or '0'}e{decpt - 1}"
+    return f"{sign}{digits}{'0' * (decpt - nd)}.0"
+
+
+def var_letter_name(n: int) -> str:
+    """Name of '$VAR'(n): A..Z, A1..Z1, ...; negative n gives S_n as in SWI."""
+    if n < 0:
+        return f"S_{-n}"
+    i, j = n % 26, n // 26
+    return chr(65 + i) if j == 0 else f"{chr(65 + i)}{j}"
+
+
+def _is_var_name(s: str) -> bool:
+    return bool(s) and (s[0] == "_" or s[0].isupper()) and all(_is_alnum(c) for c in s)
+
+
+def canonical_var_names(t) -> dict:
+    """write_canonical's names: variables seen twice get A, B, ...; singletons get _."""
+    counts: dict = {}
+    order = []
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        while type(x) is Var and x.ref is not None:
+            x = x.ref
+        if type(x) is Var:
+            if x not in counts:
+                counts[x] = 0
+                order.append(x)
+            counts[x] += 1
+        elif type(x) is Struct:
+            stack.extend(reversed(x.args))
+    names = {}
+    k = 0
+    for v in order:
+        if counts[v] > 1:
+            names[v] = var_letter_name(k)
+            k += 1
+        else:
+            names[v] = "_"
+    return names
+
+
+# -- the writer ------------------------------------------------------------------------
+
+# flags on the last token written (SWI's C_PREFIX_SIGN / C_PREFIX_OP / C_INFIX_OP)
+_F_SIGN, _F_PREFIX, _F_INFIX = 1, 2, 4
+# work item kinds
+_TERM, _RAW, _ATOM, _INFIX, _LIST = range(5)
+
+
+class _Writer:
+    __slots__ = ("quoted", "ignore_ops", "numbervars", "ops", "max_depth", "var_names",
+                 "comma", "brace_terms", "out", "last", "flags")
+
+    def __init__(self, quoted, ignore_ops, numbervars, ops, max_depth, var_names,
+                 spacing, brace_terms):
+        self.quoted = quoted
+        self.ignore_ops = ignore_ops
+        self.numbervars = numbervars
+        self.ops = ops
+        self.max_depth = max_depth
+        self.var_names = var_names
+        self.comma = ", " if spacing else ","
+        self.brace_terms = brace_terms
+        self.out = []
+        self.last = ""
+        self.flags = 0
+
+    # -- output primitives --
+    def raw(self, s):
+        self.out.append(s)
+        self.last = s[-1]
+        self.flags = 0
+
+    def need_space(self, c) -> bool:
+        last = self.last
+        if not last:
+            return False
+        fl = self.flags
+        if fl:
+            if fl & _F_SIGN and (c.isdigit() or _is_symbol(c)):
+                return True
+            if fl & _F_PREFIX and c in "({":
+                return True
+            if fl & _F_INFIX and c == "(":
+                return False
+        if c == "(":
+            return last not in _PUNCT
+        if _is_alnum(last):
+            return _is_alnum(c) or (c == "'" and last.isdigit())
+        if _is_symbol(last):
+            return _is_symbol(c)
+        return (c == "'" or c == '"') and last == c
+
+    def token(self, s) -> bool:
+        """Write s as a token, with a space before it when needed; True if one was written."""
+        sp = self.need_space(s[0])
+        if sp:
+            self.out.append(" ")
+        self.out.append(s)
+        self.last = s[-1]
+        self.flags = 0
+        return sp
+
+    def atom(self, name) -> bool:
+        if not name:
+            if self.quoted:
+                return self.token("''")
+            return False
+        return self.token(atom_text(name, self.quoted))
+
+    def is_op(self, name) -> bool:
+        ops = self.ops
+        return name in ops.infix or name in ops.prefix or name in ops.postfix
+
+    # -- the main loop --
+    def run(self, t, prec):
+        stack = [(_TERM, t, prec, 1, False)]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            item = pop()
+            kind = item[0]
+            if kind == _TERM:
+                self.term(item[1], item[2], item[3], item[4], push)
+            elif kind == _RAW:
+                self.raw(item[1])
+            elif kind == _LIST:
+                self.list_rest(item[1], item[2], push)
+            elif kind == _INFIX:
+                name = item[1]
+                if name == ",":
+                    self.raw(self.comma)
+                elif name == "|":
+                    self.raw("|")
+                elif self.atom(name):
+                    self.raw(" ")            # symmetric spacing: 1 rem 2
+                self.flags = _F_INFIX
+            else:  # _ATOM
+                self.atom(item[1])
+        return "".join(self.out)
+
+    def term(self, t, prec, depth, oparg, push):
+        if self.max_depth and depth > self.max_depth:
+            if self.need_space("."):
+                self.out.append(" ")
+            self.raw("...")
+            return
+        while type(t) is Var:
+            r = t.ref
+            if r is None:
+                break
+            t = r
+        tt = type(t)
+        if tt is Atom:
+            name = t.name
+            if oparg and self.is_op(name):
+                self.token("(")
+                self.atom(name)
+                self.raw(")")
+            else:
+                self.atom(name)
+        elif tt is int:
+            self.token(str(t))
+        elif tt is float:
+            self.token(format_float(t))
+        elif tt is Var:
+            vn = self.var_names
+            self.token((vn.get(t) if vn else None) or t.display())
+        elif tt is str:
+            if self.quoted:
+                self.token(quote_text(t, '"'))
+            elif t:
+                self.raw(t)
+        elif tt is Struct:
+            self.compound(t, prec, depth, push)
+        else:
+            self.token(str(t))
+
+    def compound(self, t, prec, depth, push):
+        name = t.name
+        args = t.args
+        n = len(args)
+        if n == 2 and name == ".":
+            self.raw("[")
+            push((_LIST, args[1], depth))
+            push((_TERM, args[0], 999, depth + 1, False))
+            return
+        if n == 1:
+            if name == "$VAR" and self.numbervars and self.numbervar(args[0]):
+                return
+            if name == "{}" and self.brace_terms:
+                self.token("{")
+                push((_RAW, "}"))
+                push((_TERM, args[0], 1200, depth + 1, False))
+                return
+        if not self.ignore_ops:
+            ops = self.ops
+            if n == 2:
+                op = ops.infix.get(name)
+                if op is not None:
+                    pri, typ = op
+                    if pri > prec:
+                        self.token("(")
+                        push((_RAW, ")"))
+                    push((_TERM, args[1], pri - 1 if typ != "xfy" else pri, depth + 1, True))
+                    push((_INFIX, name))
+                    push((_TERM, args[0], pri - 1 if typ != "yfx" else pri, depth + 1, True))
+                    return
+            elif n == 1:
+                op = ops.prefix.get(name)
+                if op is not None:
+                    self.prefix_op(name, op, args[0], prec, depth, push)
+                    return
+                op = ops.postfix.get(name)
+                if op is not None:
+                    pri, typ = op
+                    if pri > prec:
+                        self.token("(")
+                        push((_RAW, ")"))
+                    push((_ATOM, name))
+                    push((_TERM, args[0], pri - 1 if typ == "xf" else pri, depth + 1, True))
+                    return
+        # canonical form f(a1,...,an)
+        self.atom(name)
+        self.raw("(")
+        push((_RAW, ")"))
+        comma = (_RAW, self.comma)
+        for i in range(n - 1, -1, -1):
+            push((_TERM, args[i], 999, depth + 1, False))
+            if i:
+                push(comma)
+
+    def prefix_op(self, name, op, arg, prec, depth, push):
+        pri, typ = op
+        argmax = pri - 1 if typ == "fx" else pri
+        if pri > prec:
+            self.token("(")
+            push((_RAW, ")"))
+        if (name == "-" or name == "+") and self.starts_with_digit(arg, argmax):
+            # -(1) must not read back as the integer -1: keep the functional form
+            self.atom(name)
+            self.raw("(")
+            push((_RAW, ")"))
+            push((_TERM, arg, 999, depth + 1, False))
+            return
+        self.atom(name)
+        self.flags = _F_PREFIX | (_F_SIGN if name == "-" or name == "+" else 0)
+        push((_TERM, arg, argmax, depth + 1, True))
+
+    def starts_with_digit(self, t, maxp) -> bool:
+        """Would t, written at priority maxp, begin with a digit?"""
+        ops = self.ops
+        while True:
+            while type(t) is Var and t.ref is not None:
+                t = t.ref
+            tt = type(t)
+            if tt is int:
+                return t >= 0
+            if tt is float:
+                return math.copysign(1.0, t) > 0 or t != t
+            if tt is not Struct or t.name in (".", "{}", "$VAR"):
+                return False
+            n = len(t.args)
+            if n == 2 and t.name in ops.infix:
+                pri, typ = ops.infix[t.name]
+                lp = pri - 1 if typ != "yfx" else pri
+            elif n == 1 and t.name in ops.postfix and t.name not in ops.prefix:
+                pri, typ = ops.postfix[t.name]
+                lp = pri - 1 if typ == "xf" else pri
+            else:
+                return False
+            if pri > maxp:
+                return False          # embraced: starts with '('
+            t, maxp = t.args[0], lp
+
+    def numbervar(self, a) -> bool:
+        while type(a) is Var and a.ref is not None:
+            a = a.ref
+        if type(a) is int:
+            self.token(var_letter_name(a))
+            return True
+        if type(a) is Atom and _is_var_name(a.name):
+            self.token(a.name)
+            return True
+        if type(a) is str and _is_var_name(a):
+            self.token(a)
+            return True
+        return False
+
+    def list_rest(self, tail, depth, push):
+        """After a list element: the rest of the list, with SWI's max_depth cut."""
+        while type(tail) is Var and tail.ref is not None:
+            tail = tail.ref
+        if tail is NIL:
+            self.raw("]")
+            return
+        depth += 1
+        if self.max_depth and depth >= self.max_depth:
+            self.raw("|...]")
+            return
+        if type(tail) is Struct and tail.name == "." and len(tail.args) == 2:
+            self.raw(self.comma)
+            push((_LIST, tail.args[1], depth))
+            push((_TERM, tail.args[0], 999, depth + 1, False))
+        else:
+            self.raw("|")
+            push((_RAW, "]"))
+            push((_TERM, tail, 999, depth + 1, False))
+
+
+def term_to_text(t, quoted=False, ignore_ops=False, numbervars=True, ops: OpTable | None = None,
+                 max_depth=0, var_names: dict | None = None, *, priority=1200,
+                 spacing=False, brace_terms=True) -> str:
+    """Text of t as SWI-Prolog's write_term/2 would write it with these options.
+
+    write: quoted=False; writeq/print: quoted=True; write_canonical: quoted=True,
+    ignore_ops=True, numbervars=False, brace_terms=False and
+    var_names=canonical_var_names(t). var_names maps Var -> name; spacing=True puts a
+    space after argument commas (SWI's spacing(next_argument)).
+    """
+    # atoms and numbers are most of what gets written: skip the machinery
+    while type(t) is Var and t.ref is not None:
+        t = t.ref
+    tt = type(t)
+    if tt is int:
+        return str(t)
+    if tt is Atom:
+        return atom_text(t.name, quoted)
+    if tt is float:
+        return format_float(t)
+    w = _Writer(quoted, ignore_ops, numbervars, ops if ops is not None else _default_ops(),
+                max_depth, var_names, spacing, brace_terms)
+    return w.run(t, priority)
+
+
+
+# -- write_term/2 options -------------------------------------------------------------
+
+_BOOL_OPTS = {"quoted": "quoted", "ignore_ops": "ignore_ops", "numbervars": "numbervars",
+              "brace_terms": "brace_terms", "fullstop": "fullstop", "nl": "nl",
+              "portray": "portray", "character_escapes": None, "cycles": None,
+              "partial": None, "quote_non_ascii": None, "no_lists": None,
+              "dotlists": None}
+_IGNORED_OPTS = {"module", "attributes", "back_quotes", "blobs", "portray_goal",
+                 "portrayed", "character_escapes_unicode"}
+
+
+def _bool_value(opt, v):
+    v = deref(v)
+    if type(v) is Var:
+        raise instantiation_error()
+    if v is TRUE:
+        return True
+    if type(v) is Atom and v.name == "false":
+        return False
+    raise domain_error("write_option", opt)
+
+
+def parse_write_options(opts) -> dict:
+    """write_term/2 options -> keyword arguments of term_to_text, plus 'fullstop' and 'nl'.
+
+    ISO errors: a partial list or an unbound option -> instantiation_error; not a list
+    -> type_error(list, Opts); an unknown or malformed option ->
+    domain_error(write_option, Opt).
+    """
+    items, tail = list_items(opts)
+    if type(tail) is Var:
+        raise instantiation_error()
+    if tail is not NIL:
+        raise type_error("list", deref(opts))
+    kw = {"quoted": False, "ignore_ops": False, "numbervars": None, "max_depth": 0,
+          "var_names": None, "priority": 1200, "spacing": False, "brace_terms": True,
+          "fullstop": False, "nl": False}
+    portray = False
+    for o in items:
+        o = deref(o)
+        if type(o) is Var:
+            raise instantiation_error()
+        if type(o) is not Struct or len(o.args) != 1:
+            raise domain_error("write_option", o)
+        name, arg = o.name, o.args[0]
+        if name in _BOOL_OPTS:
+            b = _bool_value(o, arg)
+            key = _BOOL_OPTS[name]
+            if key == "portray":
+                portray = b
+            elif key is not None:
+                kw[key] = b
+        elif name in ("max_depth", "priority"):
+            v = deref(arg)
+            if type(v) is Var:
+                raise instantiation_error()
+            if type(v) is not int or (name == "priority" and not 0 <= v <= 1200):
+                raise domain_error("write_option", o)
+            kw[name] = v
+        elif name == "spacing":
+            v = deref(arg)
+            if type(v) is Var:
+                raise instantiation_error()
+            if v is not atom("standard") and v is not atom("next_argument"):
+                raise domain_error("write_option", o)
+            kw["spacing"] = v is atom("next_argument")
+        elif name == "variable_names":
+            kw["var_names"] = _variable_names(arg, o)
+        elif name not in _IGNORED_OPTS:
+            raise domain_error("write_option", o)
+    if kw["numbervars"] is None:
+        kw["numbervars"] = portray        # SWI: numbervars defaults to the portray option
+    return kw
+
+
+def _variable_names(arg, opt) -> dict:
+    items, tail = list_items(arg)
+    if type(tail) is Var:
+        raise instantiation_error()
+    if tail is not NIL:
+        raise domain_error("write_option", opt)
+    names = {}
+    for eq in items:
+        eq = deref(eq)
+        if type(eq) is Var:
+            raise instantiation_error()
+        if type(eq) is not Struct or eq.name != "=" or len(eq.args) != 2:
+            raise domain_error("write_option", opt)
+        n = deref(eq.args[0])
+        if type(n) is Var:
+            raise instantiation_error()
+        if type(n) is not Atom:
+            raise domain_error("write_option", opt)
+        v = deref(eq.args[1])
+        if type(v) is Var and v not in names:
+            names[v] = n.name
+    return names
+
+
+# -- error messages ---------------------------------------------------------------------
+
+def _q(t) -> str:
+    return term_to_text(t, quoted=True, max_depth=10)
+
+
+def _kind(t) -> str:
+    t = deref(t)
+    if type(t) is Var:
+        return "a var"
+    if type(t) is int:
+        return "an integer"
+    if type(t) is float:
+        return "a float"
+    if type(t) is Atom:
+        return "an atom"
+    if type(t) is str:
+        return "a string"
+    items, tail = list_items(t)
+    if items and tail is NIL:
+        return "a list"
+    return "a compound"
+
+
+def _plain(t) -> str:
+    t = deref(t)
+    if type(t) is Atom:
+        return t.name
+    if type(t) is str:
+        return t
+    return _q(t)
+
+
+def _formal_message(f) -> str:
+    f = deref(f)
+    if type(f) is Atom:
+        if f.name == "instantiation_error":
+            return "Arguments are not sufficiently instantiated"
+        if f.name == "system_error":
+            return "System error"
+        return f"Unknown error term: {_q(f)}"
+    if type(f) is not Struct:
+        return f"Unknown error term: {_q(f)}"
+    a = [deref(x) for x in f.args]
+    key = (f.name, len(a))
+    if key == ("type_error", 2):
+        if a[0] is atom("evaluable"):
+            return f"Arithmetic: evaluable `{_plain(a[1])}' does not exist"
+        return f"Type error: `{_plain(a[0])}' expected, found `{_q(a[1])}' ({_kind(a[1])})"
+    if key == ("domain_error", 2):
+        return f"Domain error: `{_plain(a[0])}' expected, found `{_q(a[1])}'"
+    if key == ("existence_error", 2):
+        if a[0] is atom("procedure"):
+            return f"Unknown procedure: {_q(a[1])}"
+        return f"{_plain(a[0])} `{_q(a[1])}' does not exist"
+    if key == ("existence_error", 3):
+        return f"{_plain(a[0])} `{_q(a[1])}' does not exist in {_q(a[2])}"
+    if key == ("permission_error", 3):
+        return f"No permission to {_plain(a[0])} {_plain(a[1])} `{_q(a[2])}'"
+    if key == ("representation_error", 1):
+        return f"Cannot represent due to `{_plain(a[0])}'"
+    if key == ("evaluation_error", 1):
+        return f"Arithmetic: evaluation error: {_plain(a[0])}"
+    if key == ("resource_error", 1):
+        return f"Not enough resources: {_plain(a[0])}"
+    if key == ("syntax_error", 1):
+        msg = _plain(a[0])
+        if type(a[0]) is Atom and " " not in msg:
+            msg = msg.replace("_", " ")
+            msg = msg[:1].upper() + msg[1:]
+        return f"Syntax error: {msg}"
+    if key == ("uninstantiation_error", 1):
+        return f"Uninstantiated argument expected, found {_q(a[0])}"
+    if key == ("format", 1):
+        return f"Format error: {_plain(a[0])}"
+    if key == ("format_argument_type", 2):
+        return f"Illegal argument to format sequence ~{_plain(a[0])}: {_q(a[1])}"
+    return f"Unknown error term: {_q(f)}"
+
+
+def describe_error(ball) -> str:
+    """SWI-Prolog's one-line message for an exception ball (without 'ERROR: ')."""
+    b = deref(ball)
+    if type(b) is Struct and b.name == "error" and len(b.args) == 2:
+        formal, ctx = b.args
+        text = _formal_message(formal)
+        prefix = extra = ""
+        ctx = deref(ctx)
+        if type(ctx) is Struct and ctx.name == "context" and len(ctx.args) == 2:
+            where, msg = deref(ctx.args[0]), deref(ctx.args[1])
+            if type(where) is Struct and where.name == "/" and len(where.args) == 2 \
+                    and type(deref(where.args[0])) is not Var:
+                prefix = f"{_q(where)}: "
+            if type(msg) in (Atom, str) and _plain(msg):
+                extra = f" ({_plain(msg)})"
+        elif type(ctx) is Struct and ctx.name == "file" and len(ctx.args) >= 3:
+            f, line, col = (deref(x) for x in ctx.args[:3])
+            prefix = f"{_plain(f)}:{_plain(line)}:{_plain(col)}: "
+        elif type(ctx) is Struct and ctx.name == "string" and len(ctx.args) == 2:
+            extra = f" (in {_q(ctx.args[0])} at {_plain(ctx.args[1])})"
+        return prefix + text + extra
+    return f"Unhandled exception: Unknown message: {_q(b)}"

@@ -1,0 +1,520 @@
+"""Atomic term processing (ISO 8.16) and SWI-Prolog's string builtins.
+
+The ISO predicates (atom_length, atom_concat, sub_atom, atom_chars, atom_codes,
+char_code) raise the ISO errors the standard lists: a number where an atom is
+expected is a type_error(atom, N), as in SWI-Prolog's ISO mode. SWI strings (Python
+str) are accepted wherever an atom is read. The SWI text predicates (string_*,
+sub_string, split_string, atomic_list_concat, upcase_atom, ...) accept any atomic
+text, and code or char lists where SWI does.
+"""
+from __future__ import annotations
+
+from ..terms import (
+    Atom, Struct, Var, NIL, DOT, atom, undo_to, unify,
+    instantiation_error, type_error, domain_error, representation_error,
+)
+from . import det, nondet
+from .typecheck import skip_list, build_list
+
+MAX_CODE = 0x10FFFF
+
+
+def _deref(t):
+    while type(t) is Var:
+        r = t.ref
+        if r is None:
+            return t
+        t = r
+    return t
+
+
+def float_text(f: float) -> str:
+    """A float as SWI-Prolog writes it: shortest round-trip digits, always a dot."""
+    if f != f:
+        return "1.5NaN"
+    if f in (float("inf"), float("-inf")):
+        return "1.0Inf" if f > 0 else "-1.0Inf"
+    r = repr(f)
+    if "e" in r:
+        m, e = r.split("e")
+        if "." not in m:
+            m += ".0"
+        return f"{m}e{int(e)}"
+    return r
+
+
+# -- reading text out of terms ------------------------------------------------------
+
+def _atom_text(t):
+    """Text of t (dereferenced) where ISO wants an atom."""
+    if type(t) is Atom:
+        return t.name
+    if type(t) is str:
+        return t
+    if type(t) is Var:
+        raise instantiation_error()
+    raise type_error("atom", t)
+
+
+def _opt_atom_text(t):
+    """None for a variable, else as _atom_text."""
+    if type(t) is Var:
+        return None
+    return _atom_text(t)
+
+
+def list_text(lst, mode: str = "any") -> str:
+    """Text of a code list (mode 'codes'), char list ('chars') or either ('any').
+
+    Error order follows iso.tst: a non-list first, then element by element
+    (instantiation, then the element's own error), then a partial list.
+    A SWI string is accepted as already being text.
+    """
+    t = _deref(lst)
+    if type(t) is str:
+        return t
+    items, tail = skip_list(t)
+    if tail is not NIL and type(tail) is not Var:
+        raise type_error("list", lst)
+    out = []
+    push = out.append
+    for x in items:
+        while type(x) is Var:
+            r = x.ref
+            if r is None:
+                raise instantiation_error()
+            x = r
+        tx = type(x)
+        if tx is int and mode != "chars":
+            if 0 <= x <= MAX_CODE:
+                push(chr(x))
+                continue
+            raise representation_error("character_code")
+        if tx is Atom and mode != "codes" and len(x.name) == 1:
+            push(x.name)
+            continue
+        if mode == "codes":
+            raise representation_error("character_code")
+        raise type_error("character", x)
+    if tail is not NIL:
+        raise instantiation_error()
+    return "".join(out)
+
+
+def text_of(t, what: str = "atomic") -> str:
+    """SWI's liberal text conversion: atom, string, number, code or char list."""
+    t = _deref(t)
+    tt = type(t)
+    if tt is Atom:
+        return t.name
+    if tt is str:
+        return t
+    if tt is int:
+        return str(t)
+    if tt is float:
+        return float_text(t)
+    if tt is Var:
+        raise instantiation_error()
+    if t.name == DOT and len(t.args) == 2:
+        return list_text(t, "any")
+    raise type_error(what, t)
+
+
+def _opt_text(t, what: str = "atomic"):
+    t = _deref(t)
+    if type(t) is Var:
+        return None
+    return text_of(t, what)
+
+
+def chars_list(s: str):
+    return build_list([atom(c) for c in s])
+
+
+def codes_list(s: str):
+    return build_list(list(map(ord, s)))
+
+
+def _opt_nonneg(t):
+    """An optional non-negative integer argument: None when unbound."""
+    t = _deref(t)
+    if type(t) is Var:
+        return None
+    if type(t) is not int:
+        raise type_error("integer", t)
+    if t < 0:
+        raise domain_error("not_less_than_zero", t)
+    return t
+
+
+# -- ISO 8.16 -------------------------------------------------------------------------
+
+@det("atom_length", 2)
+def bi_atom_length(eng, a, length):
+    s = _atom_text(_deref(a))
+    n = _deref(length)
+    if type(n) is Var:
+        return eng.unify(n, len(s))
+    if type(n) is not int:
+        raise type_error("integer", n)
+    if n < 0:
+        raise domain_error("not_less_than_zero", n)
+    return n == len(s)
+
+
+def _concat(eng, a, b, c, get, mk):
+    """atom_concat/3 and string_concat/3: get reads an optional text, mk builds one."""
+    sa = get(a)
+    sb = get(b)
+    sc = get(c)
+    if sc is None:
+        if sa is None or sb is None:
+            raise instantiation_error()
+        if eng.unify(c, mk(sa + sb)):
+            yield
+        return
+    if sa is not None:
+        if sc.startswith(sa) and eng.unify(b, mk(sc[len(sa):])):
+            yield
+        return
+    if sb is not None:
+        if sc.endswith(sb) and eng.unify(a, mk(sc[:len(sc) - len(sb)])):
+            yield
+        return
+    trail = eng.trail
+    mark = len(trail)
+    for i in range(len(sc) + 1):
+        if unify(a, mk(sc[:i]), trail) and unify(b, mk(sc[i:]), trail):
+            yield
+        undo_to(trail, mark)
+
+
+@nondet("atom_concat", 3)
+def bi_atom_concat(eng, a, b, c):
+    yield from _concat(eng, _deref(a), _deref(b), _deref(c), _opt_atom_text, atom)
+
+
+def _sub_text(eng, s, b, l, a, sub, ss, mk):
+    """sub_atom/5 and sub_string/5 over the text s; ss is Sub's text or None."""
+    n = len(s)
+    bb = _opt_nonneg(b)
+    ll = _opt_nonneg(l)
+    aa = _opt_nonneg(a)
+    trail = eng.trail
+    mark = len(trail)
+    if ss is not None:
+        k = len(ss)
+        if ll is not None and ll != k:
+            return
+        if bb is not None:
+            starts = [bb] if s.startswith(ss, bb) else []
+        elif aa is not None:
+            st = n - aa - k
+            starts = [st] if st >= 0 and s.startswith(ss, st) else []
+        else:
+            starts = _occurrences(s, ss)
+        for i in starts:
+            if (unify(b, i, trail) and unify(l, k, trail)
+                    and unify(a, n - i - k, trail)):
+                yield
+            undo_to(trail, mark)
+        return
+    for i, j in _spans(n, bb, ll, aa):
+        if (unify(b, i, trail) and unify(l, j, trail) and unify(a, n - i - j, trail)
+                and unify(sub, mk(s[i:i + j]), trail)):
+            yield
+        undo_to(trail, mark)
+
+
+def _occurrences(s, ss):
+    i = s.find(ss)
+    while i >= 0:
+        yield i
+        i = s.find(ss, i + 1)
+
+
+def _spans(n, b, l, a):
+    """(Before, Length) pairs in ISO order (Before, then Length, ascending)."""
+    if b is not None:
+        if l is not None:
+            if b + l <= n and (a is None or a == n - b - l):
+                yield b, l
+        elif a is not None:
+            if n - b - a >= 0:
+                yield b, n - b - a
+        else:
+            for j in range(n - b + 1):
+                yield b, j
+    elif l is not None:
+        if a is not None:
+            if n - l - a >= 0:
+                yield n - l - a, l
+        else:
+            for i in range(n - l + 1):
+                yield i, l
+    elif a is not None:
+        for i in range(n - a + 1):
+            yield i, n - a - i
+    else:
+        for i in range(n + 1):
+            for j in range(n - i + 1):
+                yield i, j
+
+
+@nondet("sub_atom", 5)
+def bi_sub_atom(eng, t, b, l, a, sub):
+    s = _atom_text(_deref(t))
+    sub = _deref(sub)
+    ss = _opt_atom_text(sub)
+    yield from _sub_text(eng, s, b, l, a, sub, ss, atom)
+
+
+@det("atom_chars", 2)
+def bi_atom_chars(eng, a, lst):
+    a = _deref(a)
+    if type(a) is not Var:
+        return eng.unify(lst, chars_list(_atom_text(a)))
+    return eng.unify(a, atom(list_text(lst, "chars")))
+
+
+@det("atom_codes", 2)
+def bi_atom_codes(eng, a, lst):
+    a = _deref(a)
+    if type(a) is not Var:
+        return eng.unify(lst, codes_list(_atom_text(a)))
+    return eng.unify(a, atom(list_text(lst, "codes")))
+
+
+@det("char_code", 2)
+def bi_char_code(eng, ch, code):
+    c = _deref(ch)
+    k = _deref(code)
+    if type(k) is not Var:
+        if type(k) is not int:
+            raise type_error("integer", k)
+        if not 0 <= k <= MAX_CODE:
+            raise representation_error("character_code")
+    if type(c) is not Var:
+        if type(c) is not Atom or len(c.name) != 1:
+            raise type_error("character", c)
+        return eng.unify(k, ord(c.name))
+    if type(k) is Var:
+        raise instantiation_error()
+    return eng.unify(c, atom(chr(k)))
+
+
+# -- case conversion -----------------------------------------------------------------
+
+def _upper(s: str) -> str:
+    if s.isascii():
+        return s.upper()
+    # per character, as SWI's towupper (no 'ß' -> 'SS' expansion)
+    return "".join(u if len(u := c.upper()) == 1 else c for c in s)
+
+
+def _lower(s: str) -> str:
+    if s.isascii():
+        return s.lower()
+    return "".join(u if len(u := c.lower()) == 1 else c for c in s)
+
+
+def _case(eng, inp, out, conv, mk, typ):
+    s = conv(text_of(inp))
+    o = _deref(out)
+    if type(o) is Var:
+        return eng.unify(o, mk(s))
+    if type(o) is Struct:
+        raise type_error(typ, o)
+    return text_of(o) == s
+
+
+@det("upcase_atom", 2)
+def bi_upcase_atom(eng, inp, out):
+    return _case(eng, inp, out, _upper, atom, "atom")
+
+
+@det("downcase_atom", 2)
+def bi_downcase_atom(eng, inp, out):
+    return _case(eng, inp, out, _lower, atom, "atom")
+
+
+@det("string_upper", 2)
+def bi_string_upper(eng, inp, out):
+    return _case(eng, inp, out, _upper, str, "string")
+
+
+@det("string_lower", 2)
+def bi_string_lower(eng, inp, out):
+    return _case(eng, inp, out, _lower, str, "string")
+
+
+# -- SWI strings ---------------------------------------------------------------------
+
+def _convert(eng, a, b, from_a, from_b):
+    """Two-way conversion: a is read when bound, else b."""
+    x = _deref(a)
+    if type(x) is not Var:
+        return eng.unify(b, from_a(x))
+    y = _deref(b)
+    if type(y) is Var:
+        raise instantiation_error()
+    return eng.unify(x, from_b(y))
+
+
+@det("atom_string", 2)
+def bi_atom_string(eng, a, s):
+    return _convert(eng, a, s, text_of, lambda y: atom(text_of(y)))
+
+
+@det("string_to_atom", 2)
+def bi_string_to_atom(eng, s, a):
+    return _convert(eng, s, a, lambda x: atom(text_of(x)), text_of)
+
+
+@det("text_to_string", 2)
+def bi_text_to_string(eng, t, s):
+    return _convert(eng, t, s, text_of, text_of)
+
+
+@det("string_chars", 2)
+def bi_string_chars(eng, s, lst):
+    return _convert(eng, s, lst, lambda x: chars_list(text_of(x)),
+                    lambda y: list_text(y, "chars"))
+
+
+@det("string_codes", 2)
+def bi_string_codes(eng, s, lst):
+    return _convert(eng, s, lst, lambda x: codes_list(text_of(x)),
+                    lambda y: list_text(y, "codes"))
+
+
+@det("string_length", 2)
+def bi_string_length(eng, s, length):
+    n = len(text_of(s))
+    k = _deref(length)
+    if type(k) is not Var and type(k) is not int:
+        raise type_error("integer", k)
+    return eng.unify(k, n)
+
+
+@nondet("string_concat", 3)
+def bi_string_concat(eng, a, b, c):
+    yield from _concat(eng, _deref(a), _deref(b), _deref(c), _opt_text, str)
+
+
+@nondet("sub_string", 5)
+def bi_sub_string(eng, t, b, l, a, sub):
+    s = text_of(t)
+    sub = _deref(sub)
+    yield from _sub_text(eng, s, b, l, a, sub, _opt_text(sub), str)
+
+
+@nondet("string_code", 3)
+def bi_string_code(eng, index, s, code):
+    text = text_of(s)
+    i = _deref(index)
+    if type(i) is int:
+        if i < 0:
+            raise domain_error("not_less_than_zero", i)
+        if 1 <= i <= len(text) and eng.unify(code, ord(text[i - 1])):
+            yield
+        return
+    if type(i) is not Var:
+        raise type_error("integer", i)
+    trail = eng.trail
+    mark = len(trail)
+    for k, ch in enumerate(text, 1):
+        if unify(code, ord(ch), trail) and unify(i, k, trail):
+            yield
+        undo_to(trail, mark)
+
+
+def split_text(s: str, sep: str, pad: str) -> list:
+    """SWI split_string/4: split at any char of sep, strip pad chars from each field.
+
+    When sep and pad share characters, runs of separators collapse into one.
+    """
+    end = len(s)
+    while end > 0 and s[end - 1] in pad:
+        end -= 1
+    out = []
+    i = 0
+    skip_pad = True
+    while True:
+        if skip_pad:
+            while i < end and s[i] in pad:
+                i += 1
+            if i == end:
+                out.append("")
+                break
+        start = i
+        while i < end and s[i] not in sep:
+            i += 1
+        sep_at = i
+        while i > start and s[i - 1] in pad:
+            i -= 1
+        out.append(s[start:i])
+        if sep_at == end:
+            break
+        i = sep_at + 1
+        # a separator that is not padding, directly followed by another: empty field
+        skip_pad = not (s[sep_at] not in pad and i < end and s[i] in sep)
+    return out
+
+
+@det("split_string", 4)
+def bi_split_string(eng, s, sep, pad, subs):
+    parts = split_text(text_of(s), text_of(sep), text_of(pad))
+    return eng.unify(subs, build_list(parts))
+
+
+# -- atomic_list_concat ----------------------------------------------------------------
+
+def _join_parts(lst):
+    """Texts of the elements of a proper list, or None if it is partial or has a variable."""
+    items, tail = skip_list(lst)
+    if type(tail) is Var:
+        return None
+    if tail is not NIL:
+        raise type_error("list", lst)
+    out = []
+    for x in items:
+        x = _deref(x)
+        tx = type(x)
+        if tx is Atom:
+            out.append(x.name)
+        elif tx is str:
+            out.append(x)
+        elif tx is int:
+            out.append(str(x))
+        elif tx is float:
+            out.append(float_text(x))
+        elif tx is Var:
+            return None
+        else:
+            raise type_error("atomic", x)
+    return out
+
+
+@det("atomic_list_concat", 2)
+def bi_atomic_list_concat2(eng, lst, result):
+    parts = _join_parts(lst)
+    if parts is None:
+        raise instantiation_error()
+    return eng.unify(result, atom("".join(parts)))
+
+
+@det("atomic_list_concat", 3)
+def bi_atomic_list_concat3(eng, lst, sep, result):
+    sp = text_of(sep)
+    parts = _join_parts(lst)
+    if parts is not None:
+        return eng.unify(result, atom(sp.join(parts)))
+    # split mode (SWI): the list is unknown, the whole is known
+    r = _deref(result)
+    if type(r) is Var:
+        raise instantiation_error()
+    if not sp:
+        raise domain_error("non_empty_atom", _deref(sep))
+    return eng.unify(lst, build_list([atom(p) for p in text_of(r).split(sp)]))
+
