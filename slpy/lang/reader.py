@@ -20,21 +20,25 @@ Syntax (ISO 13211-1 section 6, SWI-Prolog where ISO is silent):
 - an operator standing where an operand is expected, with nothing for it to
   apply to (``f(+, -)``, ``[-]``, ``(:-)``, ``X = -``), is an atom (priority 0,
   SWI-Prolog's leniency; ISO gives it 1201 outside arguments).
-- ``|`` between terms is the infix operator of the table (default: read as
-  ``;``, as SWI-Prolog does); a quoted ``','`` or ``'|'`` is a plain atom.
+- ``|`` between terms is the infix operator of the table (at priority 1100 or
+  more it reads as ``;``, as SWI-Prolog does); a quoted ``','`` or ``'|'`` is a
+  plain atom. ``{}(X, Y)`` and ``[](X)`` are compounds (SWI-Prolog).
 - double-quoted text follows flags['double_quotes'] (codes, chars, atom or
   string -> Python str), back-quoted text flags['back_quotes'] (default codes);
   both flags are read again at every clause.
 
 Errors: every syntax error is an SlpSyntaxError (a PrologError whose term is
-``error(syntax_error(Id), context(file(File, Line, Col), Message))``). After an
-error the reader skips to the next end token and reads on.
+``error(syntax_error(Id), context(file(File, Line, Col), Message))``, Id an atom
+such as operator_expected). After an error the reader skips to the next end
+token and reads on: ``read_clauses`` raises SlpSyntaxErrors (all of a text's
+errors) once every good clause has been yielded; ``iter_terms`` yields the
+errors in place instead.
 """
 from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
-from ..logic.terms import NIL, Atom, PrologError, Struct, Var, atom, mklist
+from ..logic.terms import Atom, PrologError, Struct, Var, atom, mklist
 from .ops import OpTable
 from .tokens import (LEXICAL_ERRORS, NAME_TYPES, NUMBER_TYPES, LexicalError,
                      grammar_path, number_value, tokenize, unquote)
@@ -68,9 +72,13 @@ class SlpSyntaxError(PrologError):
 
     def pretty(self) -> str:
         """The one-line message, the source line, and a caret under the column."""
+        src = self.source_line
+        caret = self.col - 1
+        if src.startswith("...") and caret > _WINDOW:   # a window of a long line
+            caret = _WINDOW + 3
         # keep tabs so the caret lines up under the same character
-        pad = "".join("\t" if c == "\t" else " " for c in self.source_line[:self.col - 1])
-        return f"{self}\n{self.source_line}\n{pad}^"
+        pad = "".join("\t" if c == "\t" else " " for c in src[:caret])
+        return f"{self}\n{src}\n{pad}^"
 
 
 class SlpSyntaxErrors(PrologError):
@@ -177,7 +185,8 @@ class Reader:
         if ty == "END":
             return term, i + 1
         if clause or ty != "EOF":
-            raise self._after_term(toks, i, "end of clause expected")
+            raise self._after_term(toks, i, "end of clause expected",
+                                   "end_of_clause_expected")
         return term, i
 
     def _singletons(self):
@@ -245,19 +254,24 @@ class Reader:
                 M = 1200
                 i += 1
                 continue
-            elif ty == "LBRACKET":
-                if toks[i + 1].type == "RBRACKET":
-                    term = NIL
+            elif ty == "LBRACKET" or ty == "LBRACE":
+                close = toks[i + 1]
+                if close.type == ("RBRACKET" if ty == "LBRACKET" else "RBRACE"):
+                    name = "[]" if ty == "LBRACKET" else "{}"
+                    nxt = toks[i + 2]
+                    if nxt.type == "LPAREN" and nxt.start_pos == close.end_pos:
+                        # SWI-Prolog: {}(X, Y) and [](X) are compounds
+                        stack.append([_ARGS, M, name, []])
+                        M = 999
+                        i += 3
+                        continue
+                    term = atom(name)
                     i += 2
-                else:
+                elif ty == "LBRACKET":
                     stack.append([_LIST, M, [], False])
                     M = 999
                     i += 1
                     continue
-            elif ty == "LBRACE":
-                if toks[i + 1].type == "RBRACE":
-                    term = atom("{}")
-                    i += 2
                 else:
                     stack.append((_CURLY, M))
                     M = 1200
@@ -439,8 +453,8 @@ class Reader:
         return self._lexical(toks, i) or _Fail(i, "cannot_start_term",
                                                "illegal start of term")
 
-    def _after_term(self, toks, i, expected):
-        """A token that cannot follow the term just read."""
+    def _after_term(self, toks, i, expected, kind="mismatched_bracket"):
+        """A token that cannot follow the term just read (expected: what could)."""
         tok = toks[i]
         ty = tok.type
         lex = self._lexical(toks, i)
@@ -453,21 +467,34 @@ class Reader:
                 ty in NAME_TYPES and ty != "QUOTED" and
                 (tok.value in ops.infix or tok.value in ops.postfix)):
             return _Fail(i, "operator_clash", "operator priority clash")
-        if ty in ("RPAREN", "RBRACKET", "RBRACE", "END"):
-            return _Fail(i, "cannot_start_term" if ty != "END" else "end_of_clause",
-                         expected if ty != "END" else f"unexpected end of clause ({expected})")
+        if ty == "END":
+            return _Fail(i, "end_of_clause", f"unexpected end of clause ({expected})")
+        if ty in ("RPAREN", "RBRACKET", "RBRACE"):
+            return _Fail(i, kind, expected)
         return _Fail(i, "operator_expected", "operator expected")
 
     def _error(self, f: _Fail, toks, text, filename) -> SlpSyntaxError:
         tok = toks[f.index]
-        pos = tok.start_pos
-        start = text.rfind("\n", 0, pos) + 1
-        end = text.find("\n", pos)
-        if end < 0:
-            end = len(text)
-        line_text = text[start:end]
-        return SlpSyntaxError(f.message, filename, tok.line, tok.column + f.offset,
-                              line_text.rstrip("\r"), f.kind)
+        col = tok.column + f.offset
+        line_start = tok.start_pos - (tok.column - 1)
+        return SlpSyntaxError(f.message, filename, tok.line, col,
+                              _source_line(text, line_start, col), f.kind)
+
+
+_WINDOW = 120
+
+
+def _source_line(text: str, start: int, col: int) -> str:
+    """The line starting at text[start], or a window of it around col when it is
+    long (a file of one huge line with many errors must not cost quadratic time)."""
+    lo = start
+    if col - 1 > _WINDOW:
+        lo = start + col - 1 - _WINDOW
+    end = text.find("\n", lo, lo + 2 * _WINDOW)
+    if end < 0:
+        end = min(len(text), lo + 2 * _WINDOW)
+    line = text[lo:end].rstrip("\r")
+    return line if lo == start else "..." + line
 
 
 def _flag_name(v) -> str:
@@ -488,8 +515,8 @@ def read_term_from_text(text: str, ops: OpTable, flags: dict):
     r = Reader(ops, flags)
     try:
         term, i = r._read(toks, 0, False)
-        if toks[i].type != "EOF":
-            raise r._after_term(toks, i, "end of clause expected")
+        if toks[i].type != "EOF":   # a second term after the end token
+            raise _Fail(i, "end_of_clause_expected", "end of clause expected")
     except _Fail as f:
         raise r._error(f, toks, text, "<string>") from None
     return term, r._varmap

@@ -210,7 +210,7 @@ def canonical_var_names(t) -> dict:
 # -- the writer ------------------------------------------------------------------------
 
 # flags on the last token written (SWI's C_PREFIX_SIGN / C_PREFIX_OP / C_INFIX_OP)
-_F_SIGN, _F_PREFIX, _F_INFIX = 1, 2, 4
+_F_SIGN, _F_PREFIX, _F_INFIX, _F_SPACE = 1, 2, 4, 8
 # work item kinds
 _TERM, _RAW, _ATOM, _INFIX, _LIST = range(5)
 
@@ -245,6 +245,8 @@ class _Writer:
             return False
         fl = self.flags
         if fl:
+            if fl & _F_SPACE:
+                return True
             if fl & _F_SIGN and (c.isdigit() or _is_symbol(c)):
                 return True
             if fl & _F_PREFIX and c in "({":
@@ -389,7 +391,10 @@ class _Writer:
                     push((_TERM, args[0], pri - 1 if typ == "xf" else pri, depth + 1, True))
                     return
         # canonical form f(a1,...,an)
-        self.atom(name)
+        if name == "[]" and self.quoted:
+            self.token("'[]'")              # [](1) would not read back
+        else:
+            self.atom(name)
         self.raw("(")
         push((_RAW, ")"))
         comma = (_RAW, self.comma)
@@ -413,6 +418,9 @@ class _Writer:
             return
         self.atom(name)
         self.flags = _F_PREFIX | (_F_SIGN if name == "-" or name == "+" else 0)
+        if _is_alnum(self.last):
+            # 'dynamic -1' must not read back as dynamic-1 (SWI writes it glued)
+            self.flags |= _F_SPACE
         push((_TERM, arg, argmax, depth + 1, True))
 
     def starts_with_digit(self, t, maxp) -> bool:
@@ -468,6 +476,26 @@ class _Writer:
             return
         if type(tail) is Struct and tail.name == "." and len(tail.args) == 2:
             self.raw(self.comma)
+            if not self.max_depth:
+                # long lists of numbers and atoms: write the elements in this loop
+                while True:
+                    h = tail.args[0]
+                    while type(h) is Var and h.ref is not None:
+                        h = h.ref
+                    if type(h) is int:
+                        self.token(str(h))
+                    elif type(h) is Atom:
+                        self.atom(h.name)
+                    else:
+                        break
+                    tail = tail.args[1]
+                    while type(tail) is Var and tail.ref is not None:
+                        tail = tail.ref
+                    if type(tail) is Struct and tail.name == "." and len(tail.args) == 2:
+                        self.raw(self.comma)
+                    else:
+                        push((_LIST, tail, depth))
+                        return
             push((_LIST, tail.args[1], depth))
             push((_TERM, tail.args[0], 999, depth + 1, False))
         else:

@@ -21,8 +21,8 @@ import sys
 import time
 
 from .terms import (
-    Atom, Struct, Var, PrologError, type_error, instantiation_error,
-    evaluation_error, resource_error, indicator, atom,
+    Atom, Struct, Var, NIL, PrologError, type_error, instantiation_error,
+    evaluation_error, resource_error, indicator,
 )
 
 __all__ = [
@@ -534,8 +534,13 @@ def _leaf(t):
     raise type_error("evaluable", t)
 
 
+def _list1(x):
+    """Marks "[X]", which evaluates X; the evaluators check for it by identity."""
+    return x
+
+
 def _function(t):
-    """The Python function for compound t, or a ('list', elem) marker for [X]."""
+    """The Python function for compound t (_list1 for a one-element list)."""
     args = t.args
     fn = FUNCTIONS.get((t.name, len(args)))
     if fn is not None:
@@ -545,8 +550,8 @@ def _function(t):
         tail = args[1]
         while type(tail) is Var and tail.ref is not None:
             tail = tail.ref
-        if tail is atom("[]"):
-            return _pos
+        if tail is NIL:
+            return _list1
         raise type_error("evaluable", indicator(".", 2))
     raise type_error("evaluable", indicator(t.name, len(args)))
 
@@ -566,12 +571,29 @@ def _ev(t, depth):
     if depth > _RECURSION_LIMIT:
         return _ev_stack(t)
     args = t.args
+    if fn is _list1:
+        return _ev(args[0], depth + 1)
     n = len(args)
     if n == 2:
-        a = _ev(args[0], depth + 1)
-        return fn(a, _ev(args[1], depth + 1))
+        # numbers in argument position are the common case: skip the call for them
+        a = args[0]
+        while type(a) is Var and a.ref is not None:
+            a = a.ref
+        if type(a) is not int and type(a) is not float:
+            a = _ev(a, depth + 1)
+        b = args[1]
+        while type(b) is Var and b.ref is not None:
+            b = b.ref
+        if type(b) is not int and type(b) is not float:
+            b = _ev(b, depth + 1)
+        return fn(a, b)
     if n == 1:
-        return fn(_ev(args[0], depth + 1))
+        a = args[0]
+        while type(a) is Var and a.ref is not None:
+            a = a.ref
+        if type(a) is not int and type(a) is not float:
+            a = _ev(a, depth + 1)
+        return fn(a)
     return fn(*[_ev(a, depth + 1) for a in args])
 
 
@@ -605,6 +627,9 @@ def _ev_stack(t):
         elif tx is Struct:
             fn = _function(x)
             args = x.args
+            if fn is _list1:
+                push(args[0])
+                continue
             push((fn, len(args)))
             for i in range(len(args) - 1, -1, -1):   # leftmost argument evaluated first
                 push(args[i])

@@ -10,6 +10,7 @@ proof node, and on backtracking draw again among the untried candidates.
 """
 from __future__ import annotations
 
+import gc
 import math
 import time
 
@@ -104,6 +105,11 @@ class Engine:
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
                  max_term_size=10_000_000):
+        # Resolution allocates millions of small objects that are mostly acyclic;
+        # Python's default gen-0 threshold (700) makes the cyclic GC dominate run time.
+        g0, g1, g2 = gc.get_threshold()
+        if g0 < 100_000:
+            gc.set_threshold(100_000, max(g1, 20), max(g2, 50))
         self.db = db
         self.flags = flags
         self.ops = ops
@@ -317,8 +323,11 @@ class Engine:
                         continue
                     steps += 1
                     if kind == NONDET:
-                        gen = pred.fn(self, *args)
                         mark = len(trail)
+                        gen = pred.fn(self, *args)
+                        if type(gen) is bool:  # a deterministic mode of the builtin
+                            f = nxt if gen else None
+                            continue
                         try:
                             next(gen)
                         except StopIteration:

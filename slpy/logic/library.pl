@@ -129,3 +129,18 @@ phrase(G, L, R) :- call(G, L, R).
 
 concat_atom(L, R) :- atomic_list_concat(L, R).
 concat_atom(L, Sep, R) :- atomic_list_concat(L, Sep, R).
+
+% yall lambdas: [X1,...]>>Goal and Free/[X1,...]>>Goal, copied before each call
+'>>'(Ps, B) :- '$lambda'(Ps, B, []).
+'>>'(Ps, B, A1) :- '$lambda'(Ps, B, [A1]).
+'>>'(Ps, B, A1, A2) :- '$lambda'(Ps, B, [A1,A2]).
+'>>'(Ps, B, A1, A2, A3) :- '$lambda'(Ps, B, [A1,A2,A3]).
+'>>'(Ps, B, A1, A2, A3, A4) :- '$lambda'(Ps, B, [A1,A2,A3,A4]).
+'>>'(Ps, B, A1, A2, A3, A4, A5) :- '$lambda'(Ps, B, [A1,A2,A3,A4,A5]).
+'>>'(Ps, B, A1, A2, A3, A4, A5, A6) :- '$lambda'(Ps, B, [A1,A2,A3,A4,A5,A6]).
+'$lambda'(Free/Ps0, B0, Args) :- !,
+    copy_term(Free/Ps0-B0, Free1/Ps-B), Free1 = Free, '$lambda_args'(Ps, Args, B).
+'$lambda'(Ps0, B0, Args) :- copy_term(Ps0-B0, Ps-B), '$lambda_args'(Ps, Args, B).
+'$lambda_args'([P|Ps], [A|As], B) :- !, P = A, '$lambda_args'(Ps, As, B).
+'$lambda_args'(_, [], B) :- !, call(B).
+'$lambda_args'([], Args, B) :- G =.. [call, B | Args], call(G).

@@ -230,15 +230,105 @@ def unify_occurs_check(a, b, trail: list) -> bool:
     return True
 
 
+def has_var_objects(t) -> bool:
+    """True when a Var object (bound or not) occurs in t: only then must a copy be built."""
+    stack = [t]
+    while stack:
+        t = stack.pop()
+        while True:
+            tt = type(t)
+            if tt is Var:
+                return True
+            if tt is not Struct:
+                break
+            args = t.args
+            if t.name == "." and len(args) == 2:
+                h = args[0]
+                th = type(h)
+                if th is Var:
+                    return True
+                if th is Struct:
+                    stack.append(h)
+                t = args[1]
+                continue
+            stack.extend(args)
+            break
+    return False
+
+
 def resolve(t):
     """A copy of t with every bound variable replaced by its value (unbound ones kept)."""
     t = deref(t)
-    if type(t) is not Struct:
+    if type(t) is not Struct or not has_var_objects(t):
         return t
     return _rebuild(t, lambda v: v)
 
 
+class _TooDeep(Exception):
+    pass
+
+
 def _rebuild(t, on_var):
+    """Rebuild the compound t, mapping each unbound variable with on_var.
+
+    A recursive walk that loops along list spines is fast for the usual shapes; a term
+    nested deeper than a few hundred levels falls back to the explicit-stack walk.
+    """
+    try:
+        return _rebuild_fast(t, on_var, 0)
+    except _TooDeep:
+        return _rebuild_deep(t, on_var)
+
+
+def _rebuild_fast(t, on_var, depth):
+    if depth > 300:
+        raise _TooDeep
+    d1 = depth + 1
+    if t.name == "." and len(t.args) == 2:
+        items = []
+        while True:
+            h = t.args[0]
+            while type(h) is Var:
+                r = h.ref
+                if r is None:
+                    h = on_var(h)
+                    break
+                h = r
+            if type(h) is Struct:
+                h = _rebuild_fast(h, on_var, d1)
+            items.append(h)
+            tail = t.args[1]
+            while type(tail) is Var:
+                r = tail.ref
+                if r is None:
+                    break
+                tail = r
+            if type(tail) is Struct and tail.name == "." and len(tail.args) == 2:
+                t = tail
+                continue
+            break
+        if type(tail) is Var:
+            tail = on_var(tail)
+        elif type(tail) is Struct:
+            tail = _rebuild_fast(tail, on_var, d1)
+        for x in reversed(items):
+            tail = Struct(".", (x, tail))
+        return tail
+    out = []
+    for a in t.args:
+        while type(a) is Var:
+            r = a.ref
+            if r is None:
+                a = on_var(a)
+                break
+            a = r
+        if type(a) is Struct:
+            a = _rebuild_fast(a, on_var, d1)
+        out.append(a)
+    return Struct(t.name, tuple(out))
+
+
+def _rebuild_deep(t, on_var):
     """Rebuild the compound t bottom-up, mapping each unbound variable with on_var.
 
     Iterative post-order walk; shares nothing with the input but unbound variables
@@ -280,8 +370,8 @@ def copy_term(t, mapping: dict | None = None):
         if v is None:
             v = mapping[t] = Var()
         return v
-    if type(t) is not Struct:
-        return t
+    if type(t) is not Struct or not has_var_objects(t):
+        return t  # nothing to rename: ground terms are shared
 
     def fresh(v):
         nv = mapping.get(v)

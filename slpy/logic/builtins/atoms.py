@@ -101,12 +101,16 @@ def list_text(lst, mode: str = "any") -> str:
     return "".join(out)
 
 
-def text_of(t, what: str = "atomic") -> str:
-    """SWI's liberal text conversion: atom, string, number, code or char list."""
+def text_of(t, what: str = "atomic", nil: str = "") -> str:
+    """SWI's liberal text conversion: atom, string, number, code or char list.
+
+    ``[]`` is read as the empty list (""), since with the default double_quotes=codes
+    a "" in the source is ``[]``; atom-centred callers pass nil="[]" for the atom.
+    """
     t = _deref(t)
     tt = type(t)
     if tt is Atom:
-        return t.name
+        return nil if t is NIL else t.name
     if tt is str:
         return t
     if tt is int:
@@ -118,6 +122,10 @@ def text_of(t, what: str = "atomic") -> str:
     if t.name == DOT and len(t.args) == 2:
         return list_text(t, "any")
     raise type_error(what, t)
+
+
+def _atomic_text(t) -> str:
+    return text_of(t, "atomic", "[]")
 
 
 def _opt_text(t, what: str = "atomic"):
@@ -319,13 +327,13 @@ def _lower(s: str) -> str:
 
 
 def _case(eng, inp, out, conv, mk, typ):
-    s = conv(text_of(inp))
+    s = conv(_atomic_text(inp))
     o = _deref(out)
     if type(o) is Var:
         return eng.unify(o, mk(s))
     if type(o) is Struct:
         raise type_error(typ, o)
-    return text_of(o) == s
+    return _atomic_text(o) == s
 
 
 @det("upcase_atom", 2)
@@ -363,12 +371,12 @@ def _convert(eng, a, b, from_a, from_b):
 
 @det("atom_string", 2)
 def bi_atom_string(eng, a, s):
-    return _convert(eng, a, s, text_of, lambda y: atom(text_of(y)))
+    return _convert(eng, a, s, _atomic_text, lambda y: atom(text_of(y)))
 
 
 @det("string_to_atom", 2)
 def bi_string_to_atom(eng, s, a):
-    return _convert(eng, s, a, lambda x: atom(text_of(x)), text_of)
+    return _convert(eng, s, a, lambda x: atom(text_of(x)), _atomic_text)
 
 
 @det("text_to_string", 2)
@@ -516,5 +524,5 @@ def bi_atomic_list_concat3(eng, lst, sep, result):
         raise instantiation_error()
     if not sp:
         raise domain_error("non_empty_atom", _deref(sep))
-    return eng.unify(lst, build_list([atom(p) for p in text_of(r).split(sp)]))
+    return eng.unify(lst, build_list([atom(p) for p in _atomic_text(r).split(sp)]))
 

@@ -14,7 +14,9 @@ from ..terms import (
     instantiation_error, type_error, domain_error,
 )
 from . import det, nondet
-from .typecheck import list_length, skip_list, proper_items, build_list, fresh_list
+from .typecheck import (
+    list_length, skip_list, proper_items, build_list, fresh_list, check_size,
+)
 
 _INF = atom("inf")
 _INFINITE = atom("infinite")
@@ -66,8 +68,10 @@ def bi_length(eng, lst, n):
     if type(tail) is not Var:
         return  # not a list (or a cyclic one): SWI fails
     if k is not None:
-        if k >= count and eng.unify(tail, fresh_list(k - count)):
-            yield
+        if k >= count:
+            check_size(eng, k - count)
+            if eng.unify(tail, fresh_list(k - count)):
+                yield
         return
     if n is tail:
         return  # length(L, L) has no solution
@@ -149,6 +153,7 @@ def bi_numlist(eng, low, high, out):
     hi = _int_arg(high)
     if lo > hi:
         return False
+    check_size(eng, hi - lo + 1)
     return eng.unify(out, build_list(range(lo, hi + 1)))
 
 
@@ -171,6 +176,7 @@ def _nth(eng, index, lst, elem, base):
                 t = _deref(t.args[1])
             elif type(t) is Var:
                 # SWI extends a partial list to reach the position
+                check_size(eng, k)
                 if eng.unify(t, fresh_list(k, Struct(DOT, (elem, Var())))):
                     yield
                 return

@@ -190,4 +190,4 @@ def term_to_atom(eng, T, A):
     if type(t) is Var:
         raise instantiation_error()
     from ...lang.writer import term_to_text  # written by another module; import late
-    return eng.unify(A, atom(term_to_text(t, quoted=True)))
+    return eng.unify(A, atom(term_to_text(t, quoted=True, ops=eng.ops)))

@@ -12,11 +12,11 @@ from functools import cmp_to_key
 from operator import attrgetter
 
 from ..terms import (
-    Atom, Struct, Var, NIL, DOT, PrologError, atom, compare,
+    Atom, Struct, Var, NIL, PrologError, atom, compare,
     instantiation_error, type_error, domain_error,
 )
 from . import det
-from .typecheck import skip_list, proper_items, build_list
+from .typecheck import skip_list, proper_items, build_list, bulk
 
 _cmp_key = cmp_to_key(compare)
 _by_name = attrgetter("name")
@@ -52,11 +52,12 @@ def atomic_key(t):
 
 def sort_keys(terms):
     """One sort key per (dereferenced) term: atomic_key when all are atomic."""
-    for x in terms:
-        tx = type(x)
-        if tx is Struct or tx is Var:
-            return [_cmp_key(x) for x in terms]
-    return [atomic_key(x) for x in terms]
+    with bulk(len(terms)):
+        for x in terms:
+            tx = type(x)
+            if tx is Struct or tx is Var:
+                return [_cmp_key(x) for x in terms]
+        return [atomic_key(x) for x in terms]
 
 
 def sorted_terms(items, keys=None, reverse=False, dedupe=False):
@@ -92,7 +93,7 @@ def sorted_terms(items, keys=None, reverse=False, dedupe=False):
 
 
 def _input_items(lst):
-    return [_deref(x) for x in proper_items(lst)]
+    return [x if type(x) is not Var else _deref(x) for x in proper_items(lst)]
 
 
 def _check_output(out, pairs=False):
@@ -183,6 +184,10 @@ def bi_sort4(eng, key, order, lst, out):
 def bi_list_to_set(eng, lst, out):
     # keeps the first of each group of == elements, in input order
     items = _input_items(lst)
+    kinds = set(map(type, items))
+    if kinds == {int} or kinds == {Atom} or kinds == {str}:
+        # == is plain equality for these; dicts keep first occurrences in order
+        return eng.unify(out, build_list(list(dict.fromkeys(items))))
     keys = sort_keys(items)
     if keys and type(keys[0]) is tuple:
         seen = set()

@@ -10,15 +10,14 @@ import math
 from ..terms import (
     Atom, Struct, Var, NIL, DOT, atom, compare, copy_term, term_variables, undo_to,
     unify, unify_occurs_check, instantiation_error, type_error, domain_error,
-    representation_error, resource_error,
+    representation_error,
 )
 from . import det, nondet
-from .typecheck import skip_list, build_list
+from .typecheck import skip_list, build_list, check_size
 
 # SWI's max_arity is "unbounded"; ISO's representation_error is kept for arities no
-# machine integer holds, and a memory error for ones Python could not allocate.
+# machine integer holds (larger ones are refused by the engine's term size limit).
 _ISO_MAX_ARITY = (1 << 63) - 1
-_BUILD_LIMIT = 1 << 24
 
 _LT = atom("<")
 _EQ = atom("=")
@@ -189,8 +188,7 @@ def bi_functor(eng, term, name, arity):
         return eng.unify(t, n)
     if type(n) is not Atom:
         raise type_error("atom", n)
-    if a > _BUILD_LIMIT:
-        raise resource_error("memory")
+    check_size(eng, a)
     return eng.unify(t, Struct(n.name, tuple(Var() for _ in range(a))))
 
 

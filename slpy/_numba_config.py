@@ -1,0 +1,46 @@
+"""The one place where numba compiler flags are chosen.
+
+Every kernel in slpy is compiled with :func:`kernel` so that the flags agree
+everywhere and can be changed in one line:
+
+- ``cache=True``: compiled code is written next to the source, so a second process
+  starts scoring trees without paying for compilation again.
+- ``fastmath=False``: the likelihood kernels sum many ``lgamma`` terms whose order
+  must not be reassociated if results are to match the NumPy/SciPy references to
+  1e-9 and be reproducible across runs.
+- ``nogil=True``: kernels never touch Python objects, so chains run in threads can
+  overlap.
+- ``boundscheck=False``: the public Python wrappers validate indices before calling.
+- ``error_model="numpy"``: division by zero gives inf/nan instead of raising, which
+  lets numba drop the zero checks from inner loops. Kernels guard their divisions.
+
+``NUMBA_DISABLE_JIT=1`` still works (for a coverage run): ``numba.njit`` then
+returns the Python function unchanged.
+"""
+from __future__ import annotations
+
+import numba
+
+FLAGS: dict = {
+    "cache": True,
+    "fastmath": False,
+    "nogil": True,
+    "boundscheck": False,
+    "error_model": "numpy",
+}
+
+
+def kernel(fn=None, **overrides):
+    """Compile ``fn`` with the project flags (``overrides`` only for a local reason).
+
+    Usable bare (``@kernel``) or with arguments (``@kernel(inline="always")``).
+    """
+    flags = {**FLAGS, **overrides}
+    if fn is None:
+        return lambda f: numba.njit(**flags)(f)
+    return numba.njit(**flags)(fn)
+
+
+def is_compiled(fn) -> bool:
+    """True when ``fn`` is a numba dispatcher (False under NUMBA_DISABLE_JIT)."""
+    return isinstance(fn, numba.core.dispatcher.Dispatcher)

@@ -1,0 +1,460 @@
+"""The `slpy` command line: repl, sample, check.
+
+Every command exits non-zero with one line per problem on bad input (``Error: ...`` for
+usage errors, ``file:line: ...`` for problems in a program) and never shows a Python
+traceback unless ``slpy --debug`` is given. Exit statuses: 0 success, 1 an error in the
+program or while running it, 2 a usage error, 130 interrupted.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import math
+import re
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from . import __version__
+
+# -- the group: one-line errors, --debug ---------------------------------------------------
+
+
+class _Group(click.Group):
+    """click.Group whose errors are one line (``Error: ...``) and whose commands keep
+    their order in --help."""
+
+    def list_commands(self, ctx):
+        return list(self.commands)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        try:
+            rv = super().main(args=args, prog_name=prog_name or "slpy",
+                              complete_var=complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else 0
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.format_message())
+            code = 0
+        except click.ClickException as e:
+            msg = " ".join(e.format_message().split())
+            click.echo(f"Error: {msg}", err=True)
+            code = e.exit_code
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("Interrupted", err=True)
+            code = 130
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _guarded(fn):
+    """Run a command body; an unexpected exception is one line unless --debug."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        ctx = click.get_current_context()
+        debug = bool(ctx.find_root().params.get("debug"))
+        try:
+            return fn(*args, **kwargs)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("Interrupted", err=True)
+            return 130
+        except Exception as e:
+            if debug:
+                traceback.print_exc()
+            click.echo(f"Error: internal error: {type(e).__name__}: {e}", err=True)
+            return 1
+    return wrapper
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="slpy",
+                      message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks of internal errors.")
+def main(debug):
+    """slpy: stochastic logic programs as priors over models."""
+
+
+# -- shared options ---------------------------------------------------------------------------
+
+_PARAM_NAME = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+
+
+def _param_pairs(specs):
+    """-p name=value strings -> (name, value text) pairs (usage error when malformed)."""
+    out = []
+    for s in specs:
+        name, eq, value = s.partition("=")
+        name = name.strip()
+        if not eq or not _PARAM_NAME.match(name) or not value.strip():
+            raise click.BadParameter(f"{s!r}: expected name=value, e.g. depth=3",
+                                     param_hint="'-p'")
+        out.append((name, value))
+    return out
+
+
+def _param_terms(program, pairs):
+    """(name, value text) -> (name, value term), the value read as a Prolog term."""
+    from .lang.reader import SlpSyntaxError
+    out = []
+    for name, text in pairs:
+        try:
+            term, _ = program.parse_query(text)
+        except SlpSyntaxError as e:
+            raise click.BadParameter(f"{name}={text}: {e.message}", param_hint="'-p'")
+        out.append((name, term))
+    return out
+
+
+def _params_option(f):
+    return click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+                        help="Set a prior parameter (param/2); VALUE is a Prolog term. "
+                             "Repeatable.")(f)
+
+
+def _seed_option(f):
+    return click.option("--seed", type=click.IntRange(min=0), default=None,
+                        help="Seed of the random generator (default: fresh entropy).")(f)
+
+
+def _pure_option(f):
+    return click.option("--pure", is_flag=True,
+                        help="Pure SLP sampling (a failing draw fails the sample) "
+                             "instead of backtrackable sampling.")(f)
+
+
+# -- repl -------------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@_seed_option
+@_pure_option
+@_params_option
+@click.option("--history", type=click.Path(dir_okay=False), default=None,
+              help="History file (default: $SLPY_HISTORY or ~/.slpy_history).")
+@click.option("-q", "--quiet", is_flag=True, help="No banner.")
+@_guarded
+def repl(files, seed, pure, params, history, quiet):
+    """Interactive top level: load FILES, then answer queries."""
+    from . import repl as repl_mod
+    pairs = _param_pairs(params)
+    ctx = click.get_current_context()
+    return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
+                        quiet=quiet, debug=bool(ctx.find_root().params.get("debug")))
+
+
+# -- sample -----------------------------------------------------------------------------------
+
+def _load_or_report(program, path) -> bool:
+    """Consult path; print its load errors one a line and return False if any."""
+    from .logic.program import LoadErrors
+    from .logic.terms import PrologError
+    from .logic.engine import Halt
+    from .repl import format_load_error, format_error
+    try:
+        program.consult(path)
+    except LoadErrors as e:
+        for err in sorted(e.errors, key=lambda x: getattr(x, "line", 0) or 0):
+            click.echo(format_load_error(err), err=True)
+        return False
+    except PrologError as e:
+        click.echo(f"Error: {path}: {format_error(e)}", err=True)
+        return False
+    except Halt:
+        click.echo(f"Error: {path}: halt called while loading", err=True)
+        return False
+    return True
+
+
+def default_query(program, path) -> str | None:
+    """The first predicate defined in the file, called with fresh variables
+    (``cart(A)``); None when the file defines none."""
+    from .lang.writer import atom_text, var_letter_name
+    first = None
+    for pred in program.db.preds.values():
+        if pred.builtin or pred.library:
+            continue
+        for c in pred.clauses:
+            if c.file == str(path) and (first is None or c.line < first[0]):
+                first = (c.line, pred)
+    if first is None:
+        return None
+    pred = first[1]
+    name = atom_text(pred.name, quoted=True)
+    if pred.arity == 0:
+        return name
+    return f"{name}({', '.join(var_letter_name(i) for i in range(pred.arity))})"
+
+
+def _fresh_names(*terms) -> dict:
+    from .logic.terms import Var, Struct, deref
+    from .lang.writer import var_letter_name
+    names = {}
+    stack = list(reversed(terms))
+    while stack:
+        x = deref(stack.pop())
+        if type(x) is Var:
+            if x not in names:
+                names[x] = "_" + var_letter_name(len(names))
+        elif type(x) is Struct:
+            stack.extend(reversed(x.args))
+    return names
+
+
+@main.command()
+@click.argument("prior", type=click.Path(exists=True, dir_okay=False))
+@click.option("-q", "--query", default=None, metavar="GOAL",
+              help="The goal to sample (default: the first predicate defined in PRIOR, "
+                   "called with fresh variables).")
+@click.option("-n", "--num", "num", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Number of samples.")
+@_seed_option
+@_params_option
+@_pure_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True,
+              help="text: one answer a line, in writeq form; json: one JSON object a "
+                   "line with bindings, log probability and proof tree.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Give up a sample after this many seconds.")
+@_guarded
+def sample(prior, query, num, seed, params, pure, fmt, timeout):
+    """Draw samples from a prior and print them."""
+    import numpy as np
+    from .logic.program import Program
+    from .logic.terms import PrologError
+    from .logic.engine import Halt
+    from .lang.reader import SlpSyntaxError
+    from .lang.writer import term_to_text
+    from .repl import format_error
+    from .repl_commands import sample_once, proof_json
+    pairs = _param_pairs(params)
+    p = Program(timeout=timeout)
+    terms = _param_terms(p, pairs)
+    for name, value in terms:
+        p.set_param(name, value)
+    if not _load_or_report(p, prior):
+        return 1
+    for name, _ in terms:
+        if name not in p.params:
+            declared = ", ".join(sorted(p.params)) or "none"
+            raise click.BadParameter(
+                f"{name}: {prior} declares no parameter {name} (declared: {declared})",
+                param_hint="'-p'")
+    if query is None:
+        query = default_query(p, prior)
+        if query is None:
+            raise click.UsageError(f"{prior} defines no predicate: give --query")
+    try:
+        goal, varnames = p.parse_query(query)
+    except SlpSyntaxError as e:
+        raise click.BadParameter(f"{query}: {e.message} (column {e.col})",
+                                 param_hint="'--query'")
+    rng = np.random.default_rng(seed)
+    eng = p.engine
+    out = click.get_text_stream("stdout")
+    for _ in range(num):
+        try:
+            r = sample_once(eng, goal, rng, pure)
+        except Halt as h:
+            return h.code
+        except PrologError as e:
+            out.flush()
+            click.echo(f"Error: {format_error(e)}", err=True)
+            return 1
+        if r is None:
+            if fmt == "json":
+                out.write(json.dumps({"ok": False}) + "\n")
+            else:
+                out.write("false\n")
+            continue
+        inst, logp, plog, values = r
+        names = _fresh_names(inst)
+        text = term_to_text(inst, quoted=True, ops=p.ops, var_names=names)
+        if fmt == "text":
+            out.write(text + "\n")
+            continue
+        from .logic.proof import build_tree
+        bindings = {n: term_to_text(values[v], quoted=True, ops=p.ops, var_names=names)
+                    for n, v in varnames.items() if not n.startswith("_")}
+        rec = {"ok": True, "answer": text, "bindings": bindings, "log_prob": logp,
+               "prob": math.exp(logp), "proof": proof_json(build_tree(plog), p.ops)}
+        out.write(json.dumps(rec) + "\n")
+    out.flush()
+    return 0
+
+
+# -- check ------------------------------------------------------------------------------------
+
+_LOC = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.S)
+
+# meta-predicates: (name, arity) -> [(argument index, number of extra arguments)]
+_META = {
+    (",", 2): [(0, 0), (1, 0)], (";", 2): [(0, 0), (1, 0)], ("|", 2): [(0, 0), (1, 0)],
+    ("->", 2): [(0, 0), (1, 0)], ("*->", 2): [(0, 0), (1, 0)], ("\\+", 1): [(0, 0)],
+    ("not", 1): [(0, 0)], ("once", 1): [(0, 0)], ("ignore", 1): [(0, 0)],
+    ("forall", 2): [(0, 0), (1, 0)], ("findall", 3): [(1, 0)], ("findall", 4): [(1, 0)],
+    ("bagof", 3): [(1, 0)], ("setof", 3): [(1, 0)], ("aggregate_all", 3): [(1, 0)],
+    ("catch", 3): [(0, 0), (2, 0)],
+    ("include", 3): [(0, 1)], ("exclude", 3): [(0, 1)], ("partition", 4): [(0, 1)],
+    ("foldl", 4): [(0, 3)], ("foldl", 5): [(0, 4)], ("foldl", 6): [(0, 5)],
+    ("predsort", 3): [(0, 3)], ("phrase", 2): [(0, 2)], ("phrase", 3): [(0, 2)],
+    ("prob", 2): [(0, 0)], ("prob", 3): [(0, 0)], ("sample", 3): [(0, 0)],
+}
+for _n in range(1, 9):
+    _META[("call", _n)] = [(0, _n - 1)]
+for _n in range(2, 8):
+    _META[("maplist", _n)] = [(0, _n - 1)]
+
+
+def _called(body):
+    """(name, arity) of each predicate a clause body calls, meta-calls included."""
+    from .logic.terms import Var, Atom, Struct, deref
+    stack = [(body, 0)]
+    while stack:
+        g, extra = stack.pop()
+        g = deref(g)
+        while type(g) is Struct and g.name == "^" and len(g.args) == 2 and extra == 0:
+            g = deref(g.args[1])
+        if type(g) is Atom:
+            name, args = g.name, ()
+        elif type(g) is Struct:
+            name, args = g.name, g.args
+        else:
+            continue  # a variable or a number: nothing known statically
+        key = (name, len(args) + extra)
+        if name in (":", "::") and len(args) == 2 and extra == 0:
+            stack.append((args[1], 0))   # Guard :: Goal, Guard : Goal, Module : Goal
+            continue
+        yield key
+        if extra == 0:
+            for i, k in _META.get(key, ()):
+                stack.append((args[i], k))
+
+
+def _known(pred) -> bool:
+    return pred is not None and (pred.defined or pred.dynamic or pred.builtin
+                                 or bool(pred.clauses))
+
+
+class _Problems:
+    def __init__(self):
+        self.items = []   # (file, line, col, severity, message)
+
+    def add(self, severity, msg, file="", line=0, col=None):
+        self.items.append((file, line or 0, col, severity, msg))
+
+    def add_located(self, severity, text):
+        m = _LOC.match(text)
+        if m:
+            col = int(m["col"]) if m["col"] else None
+            self.add(severity, m["msg"], m["file"], int(m["line"]), col)
+        else:
+            self.add(severity, text)
+
+    def count(self, severity):
+        return sum(1 for x in self.items if x[3] == severity)
+
+    def lines(self):
+        for file, line, col, sev, msg in sorted(
+                self.items, key=lambda x: (x[0], x[1], x[2] or 0)):
+            where = f"{file}:{line}:" if file else ""
+            if file and col:
+                where += f"{col}:"
+            yield f"{where} {sev}: {msg}" if where else f"{sev}: {msg}"
+
+
+def check_program(paths, timeout=None) -> _Problems:
+    """Load the files and collect syntax errors, load errors, calls to undefined
+    predicates, labelled predicates whose constant labels do not sum to 1 and singleton
+    variables."""
+    from .logic.program import Program, LoadErrors
+    from .logic.terms import PrologError
+    from .logic.engine import Halt
+    from .logic.db import STOCH
+    from .lang.reader import Reader, SlpSyntaxError
+    from .repl import format_load_error, format_error
+    probs = _Problems()
+    p = Program(timeout=timeout, out=lambda s: None)
+    loaded = []
+    for path in paths:
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                p.consult(path)
+        except LoadErrors as e:
+            for x in e.errors:
+                probs.add_located("error", format_load_error(x))
+        except PrologError as e:
+            probs.add("error", format_error(e), str(path))
+        except Halt:
+            probs.add("error", "halt called while loading", str(path))
+        for line in err.getvalue().splitlines():
+            if line.startswith("Warning: "):
+                probs.add_located("warning", line[len("Warning: "):])
+            elif line.strip():
+                probs.add_located("warning", line)
+        loaded.append(str(path))
+    # calls to undefined predicates, label sums
+    for pred in list(p.db.preds.values()):
+        if pred.builtin or pred.library or not pred.clauses:
+            continue
+        seen = set()
+        for c in pred.clauses:
+            if c.body is None:
+                continue
+            for key in _called(c.body):
+                if key in seen or _known(p.db.lookup(*key)):
+                    continue
+                seen.add(key)
+                probs.add("error", f"{pred.name}/{pred.arity} calls undefined procedure "
+                                   f"{key[0]}/{key[1]}", c.file or "", c.line)
+        if pred.kind == STOCH and all(c.ground_label is not None for c in pred.clauses):
+            total = sum(c.ground_label for c in pred.clauses)
+            if abs(total - 1.0) > 1e-9:
+                c = pred.clauses[0]
+                probs.add("warning", f"labels of {pred.name}/{pred.arity} sum to "
+                                     f"{total:.6g}, not 1", c.file or "", c.line)
+    # singleton variables
+    for path in loaded:
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        for r in Reader(p.ops, p.flags).iter_terms(text, path):
+            if isinstance(r, SlpSyntaxError) or not r.singletons:
+                continue
+            probs.add("warning", f"singleton variables: [{','.join(r.singletons)}]",
+                      path, r.line, r.col)
+    return probs
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--strict", is_flag=True, help="Warnings count as errors for the exit status.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True, help="Time limit of each directive run while loading.")
+@_guarded
+def check(files, strict, timeout):
+    """Load programs and report errors and warnings."""
+    probs = check_program(files, timeout=timeout)
+    for line in probs.lines():
+        click.echo(line)
+    ne, nw = probs.count("error"), probs.count("warning")
+    if ne or nw:
+        click.echo(f"{ne} error{'s' if ne != 1 else ''}, "
+                   f"{nw} warning{'s' if nw != 1 else ''}")
+    else:
+        click.echo("no problems found")
+    return 1 if ne or (strict and nw) else 0
+
+
+if __name__ == "__main__":
+    main()

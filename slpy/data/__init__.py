@@ -1,0 +1,11 @@
+"""Data for slpy: datasets loaded from CSV or arrays, and hash-consed row sets.
+
+``Dataset``/``load_csv``/``from_arrays`` build the data a prior conditions on;
+``RowSets`` gives priors and likelihoods integer handles to subsets of its rows.
+"""
+from .dataset import (DataError, Dataset, dataset_hash, from_arrays, load_csv,
+                      train_test_split)
+from .rowsets import RowSets, SplitList
+
+__all__ = ["DataError", "Dataset", "RowSets", "SplitList", "dataset_hash", "from_arrays",
+           "load_csv", "train_test_split"]

@@ -1,0 +1,157 @@
+"""Builtins that give an SLP prior access to the data's predictors.
+
+A prior over trees is conditional on X (paper 000, section 3): it may only split on
+observed values and must keep at least MinLeaf rows in each leaf. Row sets reach the
+program as opaque handles ``rows(Id)``; the same set of rows always has the same
+handle, so proofs can be compared and replayed cheaply.
+
+    data_rows(R)                  R is the row set of the whole training data
+    rows_size(R, N)               number of rows in R
+    rows_class_counts(R, Cs)      class counts in R (classification)
+    features(Fs)                  the predictor names, as atoms
+    feature_thresholds(R, F, Ts)  candidate thresholds of F within R (observed values
+                                  except the largest: x =< T leaves both sides non-empty)
+    split_rows(R, F, T, L, Rr)    L: rows of R with F =< T, Rr: the others
+    valid_splits(R, MinLeaf, Ss)  every split(F, T, L, Rr) leaving >= MinLeaf rows a side
+    uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, T, L, Rr) drawn
+                                  uniformly among the valid splits (without replacement
+                                  on backtracking); fails when there is none
+"""
+from __future__ import annotations
+
+from ..logic.builtins import det, stochastic
+from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, PrologError,
+                           instantiation_error, type_error, domain_error, existence_error)
+
+ROWS = "rows"
+
+
+def rows_term(rid: int):
+    return Struct(ROWS, (rid,))
+
+
+def _state(eng):
+    rs = getattr(eng, "rowsets", None)
+    if rs is None:
+        raise existence_error("data", atom("training_data"),
+                              atom("this prior needs data: give --data FILE"))
+    return rs
+
+
+def row_id(t) -> int:
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if type(t) is Struct and t.name == ROWS and len(t.args) == 1:
+        rid = deref(t.args[0])
+        if type(rid) is int:
+            return rid
+    raise type_error("row_set", t)
+
+
+def _feature(eng, f) -> int:
+    f = deref(f)
+    if type(f) is Var:
+        raise instantiation_error()
+    names = eng.feature_index
+    if type(f) is Atom:
+        i = names.get(f.name)
+        if i is None:
+            raise domain_error("feature", f)
+        return i
+    if type(f) is int and 0 <= f < len(names):
+        return f
+    raise type_error("feature", f)
+
+
+def _int(t, what="integer"):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if type(t) is not int:
+        raise type_error(what, t)
+    return t
+
+
+def _num(t):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if type(t) is not int and type(t) is not float:
+        raise type_error("number", t)
+    return t
+
+
+def _threshold_term(x: float):
+    # integer-valued thresholds print as integers, as in the papers' trees
+    xi = int(x)
+    return xi if xi == x else float(x)
+
+
+def attach(engine, rowsets, dataset) -> None:
+    """Give a Program's engine the training data (called by Program.attach_data)."""
+    engine.rowsets = rowsets
+    engine.dataset = dataset
+    engine.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
+    engine.feature_atoms = [atom(n) for n in dataset.feature_names]
+    engine.split_cache = {}
+
+
+@det("data_rows", 1)
+def data_rows(eng, r):
+    return eng.unify(r, rows_term(_state(eng).root()))
+
+
+@det("rows_size", 2)
+def rows_size(eng, r, n):
+    return eng.unify(n, _state(eng).size(row_id(r)))
+
+
+@det("rows_class_counts", 2)
+def rows_class_counts(eng, r, cs):
+    counts = _state(eng).class_counts(row_id(r))
+    return eng.unify(cs, mklist([int(c) for c in counts]))
+
+
+@det("features", 1)
+def features(eng, fs):
+    _state(eng)
+    return eng.unify(fs, mklist(eng.feature_atoms))
+
+
+@det("feature_thresholds", 3)
+def feature_thresholds(eng, r, f, ts):
+    th = _state(eng).thresholds(row_id(r), _feature(eng, f))
+    return eng.unify(ts, mklist([_threshold_term(x) for x in th]))
+
+
+@det("split_rows", 5)
+def split_rows(eng, r, f, t, left, right):
+    lid, rid = _state(eng).split(row_id(r), _feature(eng, f), float(_num(t)))
+    return eng.unify(left, rows_term(lid)) and eng.unify(right, rows_term(rid))
+
+
+def _split_terms(eng, rid, min_leaf):
+    """The split(F, T, L, R) terms of a row set, built once and cached."""
+    key = (rid, min_leaf)
+    cached = eng.split_cache.get(key)
+    if cached is None:
+        fa = eng.feature_atoms
+        cached = [(1.0, Struct("split", (fa[f], _threshold_term(t), rows_term(l),
+                                          rows_term(r))), (f, t))
+                  for f, t, l, r in eng.rowsets.valid_splits(rid, min_leaf)]
+        eng.split_cache[key] = cached
+    return cached
+
+
+@det("valid_splits", 3)
+def valid_splits(eng, r, m, ss):
+    _state(eng)
+    cands = _split_terms(eng, row_id(r), _int(m))
+    return eng.unify(ss, mklist([c[1] for c in cands]))
+
+
+@stochastic("uniform_split", 3)
+def uniform_split(eng, r, m, s):
+    _state(eng)
+    return s, _split_terms(eng, row_id(r), _int(m))

@@ -1,0 +1,331 @@
+"""Datasets: a numeric design matrix and a response, loaded from CSV or built from arrays.
+
+A :class:`Dataset` is what a prior conditions on (``X``) and what a likelihood scores
+(``y``). Classification responses are stored as int32 codes into ``classes``;
+regression responses as float64. Loading uses the standard ``csv`` module and NumPy
+only, so pandas stays optional.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["Dataset", "DataError", "load_csv", "from_arrays", "dataset_hash",
+           "train_test_split"]
+
+TASKS = ("classification", "regression")
+
+
+class DataError(ValueError):
+    """A dataset could not be read or built. ``str()`` is one line naming the source."""
+
+    def __init__(self, source, message: str):
+        # Newlines inside a value would break the one-line promise.
+        text = f"{source}: {message}".replace("\r", " ").replace("\n", " ")
+        super().__init__(text)
+        self.source = str(source)
+
+
+@dataclass(eq=False)
+class Dataset:
+    """Predictors ``X`` (float64, C order, [n, p]) and response ``y`` (length n).
+
+    ``y`` holds int32 codes into ``classes`` for classification and float64 values
+    for regression (``classes`` is then None). ``n_dropped`` counts rows dropped at
+    load time for missing values; ``source`` says where the data came from.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+    classes: list[str] | None = None
+    task: str = "classification"
+    n_dropped: int = 0
+    source: str = "<arrays>"
+    _hash: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        src = self.source
+        if self.task not in TASKS:
+            raise DataError(src, f"task must be one of {TASKS}, not {self.task!r}")
+        X = np.asarray(self.X)
+        if X.ndim != 2:
+            raise DataError(src, f"X must be 2-dimensional, got shape {X.shape}")
+        if not np.issubdtype(X.dtype, np.number) or np.iscomplexobj(X):
+            raise DataError(src, f"X must be real numbers, got dtype {X.dtype}")
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.shape[0] == 0:
+            raise DataError(src, "no rows")
+        if not np.isfinite(X).all():
+            r, c = np.argwhere(~np.isfinite(X))[0]
+            raise DataError(src, f"non-finite predictor value at row {r}, column {c}")
+        y = np.asarray(self.y).reshape(-1)
+        if y.shape[0] != X.shape[0]:
+            raise DataError(src, f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        names = [str(s) for s in self.feature_names]
+        if len(names) != X.shape[1]:
+            raise DataError(src, f"{len(names)} feature names for {X.shape[1]} columns")
+        if self.task == "classification":
+            if self.classes is None:
+                raise DataError(src, "classification needs the list of classes")
+            classes = [str(c) for c in self.classes]
+            if not np.issubdtype(y.dtype, np.integer):
+                raise DataError(src, "classification y must be integer class codes")
+            if y.size and (y.min() < 0 or y.max() >= len(classes)):
+                raise DataError(src, f"class codes must lie in 0..{len(classes) - 1}")
+            y = np.ascontiguousarray(y, dtype=np.int32)
+        else:
+            classes = None
+            y = np.ascontiguousarray(y, dtype=np.float64)
+            if not np.isfinite(y).all():
+                raise DataError(src, "non-finite response value")
+        # Arrays are shared with row-set caches and kernels: forbid edits through
+        # them. Views, so that the caller's own arrays keep their flags.
+        X, y = X.view(), y.view()
+        X.setflags(write=False)
+        y.setflags(write=False)
+        self.X, self.y, self.feature_names, self.classes = X, y, names, classes
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes (0 for regression)."""
+        return len(self.classes) if self.classes is not None else 0
+
+    def class_counts(self) -> np.ndarray:
+        """Rows per class, int64 [n_classes]."""
+        if self.task != "classification":
+            raise DataError(self.source, "class counts of a regression dataset")
+        return np.bincount(self.y, minlength=self.n_classes).astype(np.int64)
+
+    def take(self, idx) -> "Dataset":
+        """Rows ``idx`` in the given order (repeats allowed, as in ``np.take``)."""
+        idx = np.asarray(idx)
+        if idx.dtype == bool or not np.issubdtype(idx.dtype, np.integer):
+            raise DataError(self.source, "take() needs integer row indices")
+        if idx.size and (idx.min() < -self.n_rows or idx.max() >= self.n_rows):
+            raise DataError(self.source, "row index out of range")
+        return Dataset(self.X[idx], self.y[idx], list(self.feature_names),
+                       None if self.classes is None else list(self.classes),
+                       self.task, 0, self.source)
+
+    def subset(self, rows) -> "Dataset":
+        """The rows selected by a boolean mask or an index array, in dataset order.
+
+        The class list is kept whole, so codes mean the same in every subset.
+        """
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (self.n_rows,):
+                raise DataError(self.source, "boolean mask has the wrong length")
+            idx = np.flatnonzero(rows)
+        else:
+            idx = np.unique(rows)
+        return self.take(idx)
+
+
+def _parse_float(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _encode_classes(labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Codes into the sorted unique labels; numeric labels sort as numbers."""
+    uniq = sorted(set(labels))
+    nums = [_parse_float(s) for s in uniq]
+    if all(v is not None for v in nums):
+        uniq = [s for _, s in sorted(zip(nums, uniq))]
+    index = {s: i for i, s in enumerate(uniq)}
+    return np.fromiter((index[s] for s in labels), np.int32, len(labels)), uniq
+
+
+def _read_table(path: Path) -> list[tuple[int, list[str]]]:
+    """(line number, fields) of each non-blank record."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise DataError(path, f"cannot read file ({e.strerror or e})") from None
+    if not raw.strip():
+        raise DataError(path, "empty file")
+    if b"\0" in raw:
+        raise DataError(path, "not a CSV text file (binary content)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DataError(path, "not a CSV text file (not UTF-8)") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    out, prev = [], 0
+    try:
+        for r in reader:
+            if r:
+                out.append((prev + 1, r))   # first line of a record (quotes may span)
+            prev = reader.line_num
+        return out
+    except csv.Error as e:
+        raise DataError(path, f"not a valid CSV file ({e})") from None
+
+
+def load_csv(path, class_col: str | None = None, regression: bool = False,
+             missing: Sequence[str] = ("?", "", "NA"),
+             exclude: Sequence[str] = ()) -> Dataset:
+    """Read a CSV file with a header row into a :class:`Dataset`.
+
+    The response is the column named ``class_col``; by default the column named
+    ``class``, else the last column. Columns named in ``exclude`` (an id, say) are
+    ignored. Every other column is a numeric predictor. Rows with a value in
+    ``missing`` in a used column are dropped and counted in ``n_dropped``.
+    Classification labels may be any text; ``classes`` are the sorted distinct
+    labels (numerically sorted when all labels are numbers).
+    """
+    path = Path(path)
+    table = _read_table(path)
+    header = [h.strip() for h in table[0][1]]
+    body = table[1:]
+    if len(header) < 2:
+        raise DataError(path, "not a CSV table: the header needs at least two columns")
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise DataError(path, f"duplicate column name {dup!r} in the header")
+    for h in exclude:
+        if h not in header:
+            raise DataError(path, f"excluded column {h!r} is not in the header")
+    if class_col is None:
+        class_col = "class" if "class" in header else header[-1]
+    if class_col not in header:
+        raise DataError(path, f"class column {class_col!r} is not in the header")
+    ycol = header.index(class_col)
+    xcols = [j for j, h in enumerate(header) if j != ycol and h not in exclude]
+    if not xcols:
+        raise DataError(path, "no predictor columns")
+    used = [ycol] + xcols
+    miss = {m.strip() for m in missing}
+    width = len(header)
+    for line, row in body:
+        if len(row) != width:
+            raise DataError(path, f"line {line} has {len(row)} fields, "
+                                  f"the header has {width}")
+    if not body:
+        raise DataError(path, "no data rows")
+    # Column-wise: a set per column finds the missing markers, so the common case
+    # (nothing missing) never loops over fields in Python.
+    cols = list(zip(*(row for _, row in body)))
+    lines = [line for line, _ in body]
+    drop = np.zeros(len(body), dtype=bool)
+    for j in used:
+        bad = {v for v in set(cols[j]) if v.strip() in miss}
+        if bad:
+            drop |= np.fromiter((v in bad for v in cols[j]), bool, len(body))
+    dropped = int(drop.sum())
+    if dropped == len(body):
+        raise DataError(path, "no complete data rows")
+    if dropped:
+        keep = np.flatnonzero(~drop).tolist()
+        cols = [[c[i] for i in keep] if j in used else c for j, c in enumerate(cols)]
+        lines = [lines[i] for i in keep]
+    X = np.empty((len(lines), len(xcols)), dtype=np.float64)
+    for k, j in enumerate(xcols):
+        X[:, k] = _numeric_column(path, header[j], cols[j], lines)
+    labels = [v.strip() for v in cols[ycol]]
+    names = [header[j] for j in xcols]
+    src = str(path)
+    if regression:
+        y = _numeric_column(path, class_col, labels, lines)
+        return Dataset(X, y, names, None, "regression", dropped, src)
+    y, classes = _encode_classes(labels)
+    if len(classes) < 2:
+        raise DataError(path, f"class column {class_col!r} has a single class "
+                              f"{classes[0]!r}")
+    return Dataset(X, y, names, classes, "classification", dropped, src)
+
+
+def _numeric_column(path, name: str, values: Sequence[str], lines) -> np.ndarray:
+    try:
+        col = np.array(values, dtype=np.float64)   # fast path, C-level parsing
+    except ValueError:
+        col = None
+    if col is not None and np.isfinite(col).all():
+        return col
+    for v, ln in zip(values, lines):   # slow path only to name the culprit
+        if _parse_float(v) is None:
+            raise DataError(path, f"column {name!r}, line {ln}: value {v!r} is not a "
+                                  f"finite number")
+    raise DataError(path, f"column {name!r} is not numeric")  # pragma: no cover
+
+
+def from_arrays(X, y, feature_names: Sequence[str] | None = None,
+                classes: Sequence[str] | None = None, task: str | None = None,
+                source: str = "<arrays>") -> Dataset:
+    """Build a Dataset from arrays (the Python API).
+
+    ``task`` defaults to regression for a float ``y`` and classification otherwise.
+    For classification ``y`` may be labels (strings or numbers, encoded like
+    :func:`load_csv`) or, when ``classes`` is given, integer codes into it.
+    """
+    X = np.asarray(X)
+    if X.ndim == 1:
+        X = X.reshape(-1, 1)
+    y = np.asarray(y).reshape(-1)
+    if task is None:
+        task = "regression" if np.issubdtype(y.dtype, np.floating) else "classification"
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0)]
+    if task == "regression":
+        if not np.issubdtype(y.dtype, np.number):
+            raise DataError(source, "regression y must be numeric")
+        return Dataset(X, y, list(feature_names), None, task, 0, source)
+    if classes is None:
+        codes, classes = _encode_classes([str(v) for v in y.tolist()])
+    else:
+        if not np.issubdtype(y.dtype, np.integer):
+            raise DataError(source, "with classes given, y must be integer codes")
+        codes = y
+    return Dataset(X, codes, list(feature_names), list(classes), task, 0, source)
+
+
+def dataset_hash(ds: Dataset) -> str:
+    """SHA-256 of the data (X, y, names, classes, task): identifies it in run configs."""
+    if ds._hash is None:
+        h = hashlib.sha256()
+        h.update(f"{ds.task}|{ds.X.shape}|".encode())
+        h.update("\x1f".join(ds.feature_names).encode())
+        h.update(b"\x1e" + "\x1f".join(ds.classes or []).encode() + b"\x1e")
+        h.update(ds.X.tobytes())
+        h.update(ds.y.tobytes())
+        ds._hash = h.hexdigest()
+    return ds._hash
+
+
+def train_test_split(ds: Dataset, test_fraction: float, rng=None
+                     ) -> tuple[Dataset, Dataset]:
+    """Random split into (train, test); each keeps dataset order and the class list.
+
+    ``rng`` is a ``numpy.random.Generator`` or a seed. The test part has
+    ``round(test_fraction * n)`` rows; both parts must be non-empty.
+    """
+    if not 0.0 < test_fraction < 1.0:
+        raise DataError(ds.source, f"test_fraction must be in (0, 1), not {test_fraction}")
+    rng = np.random.default_rng(rng)
+    n_test = int(round(test_fraction * ds.n_rows))
+    if n_test == 0 or n_test == ds.n_rows:
+        raise DataError(ds.source, f"a {test_fraction} split of {ds.n_rows} rows leaves "
+                                   f"one side empty")
+    test = np.zeros(ds.n_rows, dtype=bool)
+    test[rng.permutation(ds.n_rows)[:n_test]] = True
+    return ds.subset(~test), ds.subset(test)

@@ -1,0 +1,349 @@
+"""Row sets: hash-consed subsets of a dataset's rows, with cached splits and counts.
+
+A prior conditioned on X never sees row arrays, only integer row-set ids. Ids are
+*hash-consed by content*: the same set of rows gets the same id whatever sequence of
+splits produced it, so the likelihood's per-leaf caches and the PCFG back end's
+tables key on the set itself.
+
+Content identity uses a Zobrist hash: every dataset row gets two random 64-bit keys
+and a set's key is ``(size, XOR of first keys, XOR of second keys)``. XOR makes the
+hash of a split's left side a running value in a sweep over a feature's values,
+so :meth:`RowSets.valid_splits` finds every child of a node with one pass per
+feature (rows grouped by the rank of their value) and builds no child array; rows
+are materialised only when asked for. Two different sets of the same size share a
+key with probability 2**-128 per pair; :meth:`RowSets.split` compares contents
+exactly whenever both are in memory. The key -> id table is an open-addressing hash
+table in NumPy arrays, filled by a kernel, so interning thousands of children (a
+node of a dataset with continuous features) costs microseconds, not a Python loop.
+
+Cache hits (``valid_splits``, ``split``, ``class_counts``, ``stats``,
+``thresholds``) cost one dict lookup; misses call the kernels in ``_kernels``.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _kernels as K
+from .dataset import Dataset
+
+__all__ = ["RowSets", "SplitList"]
+
+_serial = itertools.count()
+_COLLISION = "row-set hash collision (p ~ 2**-128); construct RowSets with another seed"
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)   # cached arrays are shared: callers must not edit them
+    return a
+
+
+class SplitList(Sequence):
+    """The valid splits of one row set: a read-only sequence of
+    ``(feature, threshold, left_id, right_id)`` in (feature, threshold) order.
+
+    ``features``, ``thresholds`` and ``n_left`` are NumPy arrays available without
+    creating any child. A child pair gets its ids when its item is first read
+    (iterating interns all of them in one kernel call), so a prior that picks one
+    split of thousands only grows the table by two sets.
+    """
+
+    __slots__ = ("_rs", "rid", "min_leaf", "features", "thresholds", "n_left", "_h1",
+                 "_h2", "_t1", "_t2", "_items", "_complete")
+
+    def __init__(self, rs: "RowSets", rid: int, min_leaf: int, scan):
+        feat, thr, nleft, h1, h2, t1, t2 = scan
+        self._rs, self.rid, self.min_leaf = rs, rid, min_leaf
+        self.features, self.thresholds, self.n_left = (_frozen(feat), _frozen(thr),
+                                                       _frozen(nleft))
+        self._h1, self._h2, self._t1, self._t2 = h1, h2, t1, t2
+        self._items: list = [None] * len(feat)
+        self._complete = False
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        item = self._items[i]     # IndexError and negative indices come from the list
+        if item is None:
+            i = operator.index(i) % len(self._items)
+            item = self._intern(np.array([i]))[0]
+            self._items[i] = item
+            self._rs._split_cache[(self.rid, item[0], item[1])] = item[2:]
+        return item
+
+    def __iter__(self):
+        if not self._complete:
+            self._items = self._intern(np.arange(len(self._items)))
+            self._complete = True
+        return iter(self._items)
+
+    def __eq__(self, other):
+        if isinstance(other, (SplitList, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"SplitList(rid={self.rid}, min_leaf={self.min_leaf}, n={len(self)})"
+
+    def _intern(self, idx: np.ndarray) -> list[tuple]:
+        k = len(idx)
+        n = self._rs._size[self.rid]
+        nl = self.n_left[idx]
+        h1 = self._h1[idx]
+        h2 = self._h2[idx]
+        feat = self.features[idx]
+        thr = self.thresholds[idx]
+        ids = self._rs._intern_keys(
+            np.concatenate([h1, h1 ^ self._t1]), np.concatenate([h2, h2 ^ self._t2]),
+            np.concatenate([nl, n - nl]), self.rid, np.concatenate([feat, feat]),
+            np.concatenate([thr, thr]), np.arange(2 * k) < k)
+        return list(zip(feat.tolist(), thr.tolist(), ids[:k].tolist(), ids[k:].tolist()))
+
+
+class RowSets:
+    """The table of row sets of one :class:`Dataset`. Id 0 (:meth:`root`) is all rows.
+
+    ``uid`` is unique per instance, so caches elsewhere (likelihoods) can tell two
+    tables apart. The table only grows; :meth:`clear_cache` frees derived data.
+    """
+
+    #: Count rows into one bucket per distinct value when a feature has at most
+    #: ``bucket_factor * (n + 16)`` distinct values, else sort: O(n + R) vs O(n log n).
+    bucket_factor: float = 4.0
+
+    def __init__(self, dataset: Dataset, seed: int = 20050807):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"RowSets needs a Dataset, not {type(dataset).__name__}")
+        n = dataset.n_rows
+        if n >= 2**31 - 1:
+            raise ValueError("row sets use int32 indices: at most 2**31 - 2 rows")
+        self.dataset = dataset
+        self.uid = next(_serial)
+        self._XT = np.ascontiguousarray(dataset.X.T)
+        # Dense ranks of each feature's values, once per table: the split sweep
+        # then groups rows by rank with counting instead of sorting floats.
+        uniq = [np.unique(col) for col in self._XT]
+        self._uvals = np.concatenate(uniq)
+        self._uoff = np.zeros(len(uniq) + 1, dtype=np.int64)
+        np.cumsum([len(u) for u in uniq], out=self._uoff[1:])
+        self._rankT = np.empty(self._XT.shape, dtype=np.int32)
+        for f, u in enumerate(uniq):
+            self._rankT[f] = np.searchsorted(u, self._XT[f])
+        self._y = dataset.y
+        self._n_classes = dataset.n_classes
+        self._n_features = dataset.n_features
+        bits = np.random.Generator(np.random.PCG64(seed)).bit_generator
+        self._z1 = bits.random_raw(n).astype(np.uint64)
+        self._z2 = bits.random_raw(n).astype(np.uint64)
+        # Hash table slots (key -> id) and, per id, its size, rows (None until
+        # needed) and origin (parent, feature, threshold, is_left) to rebuild rows.
+        self._slots = self._empty_slots(1024)
+        self._count = 0
+        self._size: list[int] = []
+        self._rows: list[np.ndarray | None] = []
+        self._opar = np.empty(0, dtype=np.int64)
+        self._ofeat = np.empty(0, dtype=np.int64)
+        self._othr = np.empty(0, dtype=np.float64)
+        self._oleft = np.empty(0, dtype=bool)
+        self._split_cache: dict = {}
+        self._valid_cache: dict = {}
+        self._thr_cache: dict = {}
+        self._counts_cache: dict = {}
+        self._stats_cache: dict = {}
+        self._intern(np.arange(n, dtype=np.int32), -1, -1, np.nan, False)
+
+    # ---- the table --------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Number of row sets created so far."""
+        return self._count
+
+    def root(self) -> int:
+        return 0
+
+    def size(self, rid: int) -> int:
+        if rid < 0:
+            raise IndexError(f"no row set {rid}")
+        return self._size[rid]
+
+    def origin(self, rid: int) -> tuple | None:
+        """How ``rid`` was first made: (parent, feature, threshold, is_left); None for the root."""
+        self._check(rid)
+        if self._opar[rid] < 0:
+            return None
+        return (int(self._opar[rid]), int(self._ofeat[rid]), float(self._othr[rid]),
+                bool(self._oleft[rid]))
+
+    def rows(self, rid: int) -> np.ndarray:
+        """The sorted int32 row indices of ``rid`` (read-only)."""
+        r = self._rows[rid] if rid >= 0 else None
+        return r if r is not None else self._materialise(rid)
+
+    def _check(self, rid) -> None:
+        if not (isinstance(rid, (int, np.integer)) and 0 <= rid < self._count):
+            raise IndexError(f"no row set {rid!r} (table has {self._count})")
+
+    def _check_feature(self, f) -> None:
+        if not (isinstance(f, (int, np.integer)) and 0 <= f < self._n_features):
+            raise IndexError(f"no feature {f!r} (dataset has {self._n_features})")
+
+    @staticmethod
+    def _empty_slots(cap: int) -> tuple:
+        return (np.zeros(cap, np.uint64), np.zeros(cap, np.uint64), np.zeros(cap, np.int64),
+                np.full(cap, -1, np.int64))
+
+    def _reserve(self, m: int) -> None:
+        need = self._count + m
+        if 2 * need > len(self._slots[3]):   # keep the hash table at most half full
+            cap = len(self._slots[3])
+            while 2 * need > cap:
+                cap *= 4
+            new = self._empty_slots(cap)
+            K._table_rehash(*self._slots, *new)
+            self._slots = new
+        if need > len(self._opar):
+            cap = max(2 * len(self._opar), need, 256)
+            for name in ("_opar", "_ofeat", "_othr", "_oleft"):
+                old = getattr(self, name)
+                arr = np.empty(cap, dtype=old.dtype)
+                arr[:len(old)] = old
+                setattr(self, name, arr)
+
+    def _intern_keys(self, h1, h2, n, parent, feat, thr, is_left) -> np.ndarray:
+        """Ids of the sets with keys (n, h1, h2); new ones get the given origins."""
+        self._reserve(len(h1))
+        c = self._count
+        ids, src = K._table_intern(*self._slots, h1, h2, n.astype(np.int64), c)
+        k = len(src)
+        if k:
+            self._opar[c:c + k] = parent
+            self._ofeat[c:c + k] = np.broadcast_to(feat, h1.shape)[src]
+            self._othr[c:c + k] = np.broadcast_to(thr, h1.shape)[src]
+            self._oleft[c:c + k] = np.broadcast_to(is_left, h1.shape)[src]
+            self._size.extend(n[src].tolist())
+            self._rows.extend(itertools.repeat(None, k))
+            self._count = c + k
+        return ids
+
+    def _intern(self, rows: np.ndarray, parent, f, t, is_left) -> int:
+        """Id of the set ``rows`` (sorted int32), creating it if new."""
+        h1, h2 = K._set_key(rows, self._z1, self._z2)
+        rid = int(self._intern_keys(np.array([h1], np.uint64), np.array([h2], np.uint64),
+                                    np.array([rows.shape[0]]), parent, f, t, is_left)[0])
+        known = self._rows[rid]
+        if known is None:
+            self._rows[rid] = _frozen(rows)
+        elif known is not rows and not np.array_equal(known, rows):  # pragma: no cover
+            raise RuntimeError(_COLLISION)
+        return rid
+
+    def _materialise(self, rid: int) -> np.ndarray:
+        self._check(rid)
+        chain = []
+        cur = rid
+        while self._rows[cur] is None:
+            chain.append(cur)
+            cur = int(self._opar[cur])
+        for c in reversed(chain):
+            parent, f = int(self._opar[c]), int(self._ofeat[c])
+            arr = K._side(self._XT[f], self._rows[parent], self._othr[c], self._oleft[c])
+            if arr.shape[0] != self._size[c]:   # pragma: no cover - a hash collision
+                raise RuntimeError(_COLLISION)
+            self._rows[c] = _frozen(arr)
+        return self._rows[rid]
+
+    # ---- splits -----------------------------------------------------------------
+
+    def split(self, rid: int, f: int, t: float) -> tuple[int, int]:
+        """(left, right) ids for the test ``x_f <= t``; a side may be the empty set."""
+        hit = self._split_cache.get((rid, f, t))
+        if hit is not None:
+            return hit
+        self._check(rid)
+        self._check_feature(f)
+        f, t = int(f), float(t)
+        left, right = K._partition(self._XT[f], self.rows(rid), t)
+        out = (self._intern(left, rid, f, t, True), self._intern(right, rid, f, t, False))
+        self._split_cache[(rid, f, t)] = out
+        return out
+
+    def thresholds(self, rid: int, f: int) -> np.ndarray:
+        """Distinct values of feature ``f`` in ``rid`` but the largest, ascending.
+
+        Each ``t`` leaves both sides of ``x_f <= t`` non-empty. Read-only, cached.
+        """
+        hit = self._thr_cache.get((rid, f))
+        if hit is not None:
+            return hit
+        self._check(rid)
+        self._check_feature(f)
+        out = _frozen(K._thresholds(self._XT[int(f)], self.rows(rid)))
+        self._thr_cache[(rid, f)] = out
+        return out
+
+    def valid_splits(self, rid: int, min_leaf: int = 1) -> SplitList:
+        """Every split leaving at least ``min_leaf`` rows on each side, as a
+        :class:`SplitList` of ``(feature, threshold, left_id, right_id)`` in
+        (feature, threshold) order; thresholds are observed values, as in
+        :meth:`thresholds`. Cached per (rid, min_leaf).
+        """
+        hit = self._valid_cache.get((rid, min_leaf))
+        if hit is not None:
+            return hit
+        self._check(rid)
+        if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 0:
+            raise ValueError(f"min_leaf must be a non-negative integer, not {min_leaf!r}")
+        scan = K._scan_splits(self._rankT, self._uvals, self._uoff, self.rows(rid),
+                              self._z1, self._z2, int(min_leaf), float(self.bucket_factor))
+        out = SplitList(self, int(rid), int(min_leaf), scan)
+        self._valid_cache[(rid, min_leaf)] = out
+        return out
+
+    # ---- response summaries -------------------------------------------------------
+
+    def class_counts(self, rid: int) -> np.ndarray:
+        """Rows of each class in ``rid``: int64 [n_classes], read-only, cached."""
+        hit = self._counts_cache.get(rid)
+        if hit is not None:
+            return hit
+        if self.dataset.task != "classification":
+            raise TypeError("class_counts needs a classification dataset")
+        out = _frozen(K._class_counts(self._y, self.rows(rid), self._n_classes))
+        self._counts_cache[rid] = out
+        return out
+
+    def stats(self, rid: int) -> np.ndarray:
+        """Regression summaries of ``rid``: float64 [n, sum of y, sum of (y - mean)**2].
+
+        The central sum of squares replaces the raw sum of squares so that leaf
+        scores keep their precision when the mean of y is large. Read-only, cached.
+        """
+        hit = self._stats_cache.get(rid)
+        if hit is not None:
+            return hit
+        if self.dataset.task != "regression":
+            raise TypeError("stats needs a regression dataset")
+        out = _frozen(K._moments(self._y, self.rows(rid)))
+        self._stats_cache[rid] = out
+        return out
+
+    def clear_cache(self, drop_rows: bool = False) -> None:
+        """Free cached splits, thresholds and summaries. Ids stay valid.
+
+        With ``drop_rows`` the row arrays are freed too (all but the root); they
+        are rebuilt from each set's origin on demand.
+        """
+        for c in (self._split_cache, self._valid_cache, self._thr_cache,
+                  self._counts_cache, self._stats_cache):
+            c.clear()
+        if drop_rows:
+            for i in range(1, self._count):
+                self._rows[i] = None

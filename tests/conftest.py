@@ -1,0 +1,24 @@
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+PEPL = SHARED / "prolog-suites" / "pepl_slp" / "slp"
+
+
+@pytest.fixture
+def prog():
+    from slpy import Program
+    return Program()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+def answers(p, q, var="X"):
+    return [str(b[var]) for b in p.query(q)]

@@ -1,0 +1,261 @@
+"""SLP semantics: exhaustive values, pure and backtrackable sampling, proof trees,
+the paper's Fig 2 program, and replay."""
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from slpy import Program
+from slpy.logic.terms import deref
+
+from ..conftest import PEPL
+
+pytestmark = pytest.mark.skipif(not PEPL.exists(), reason="../shared is not beside the repo")
+
+
+def load(name):
+    p = Program()
+    p.consult(PEPL / f"{name}.slp")
+    return p
+
+
+def exact(p, q, key):
+    out = Counter()
+    for pr in p.proofs(q, min_prob=1e-12):
+        out[key(pr.bindings)] += pr.prob
+    return out
+
+
+def chi2_ok(counts: Counter, probs: dict, n: int):
+    keys = sorted(probs)
+    obs = [counts.get(k, 0) for k in keys]
+    exp = [probs[k] * n for k in keys]
+    assert sum(obs) == n, (counts, probs)
+    return chisquare(obs, exp).pvalue
+
+
+def sample_counts(p, q, key, n, seed, pure=False):
+    rng = np.random.default_rng(seed)
+    c = Counter()
+    for _ in range(n):
+        s = p.sample(q, rng=rng, pure=pure)
+        c["fail" if s is None else key(s.bindings)] += 1
+    return c
+
+
+# -- exhaustive values (REFERENCE_OUTPUTS.txt) -----------------------------------------
+
+def test_exact_member3():
+    p = load("member3")
+    e = exact(p, "member3(X, [a,b,c])", lambda b: str(b["X"]))
+    assert e["a"] == pytest.approx(1 / 3)
+    assert e["b"] == pytest.approx(2 / 9)
+    assert e["c"] == pytest.approx(4 / 27)
+    assert sum(e.values()) == pytest.approx(19 / 27)
+
+
+def test_exact_jc_doubles_coin_depth_astar():
+    e = exact(load("jc_ml_S1"), "s(X, Y)", lambda b: f"{b['X']}{b['Y']}")
+    assert e == pytest.approx({"ap": 0.125, "bp": 0.125, "aq": 0.25, "bq": 0.25})
+    e = exact(load("doubles"), "doubles(X)", lambda b: str(b["X"]))
+    assert e == pytest.approx({"head": 0.25, "tail": 0.25})
+    e = exact(load("coin"), "coin(X)", lambda b: str(b["X"]))
+    assert e == pytest.approx({"head": 0.5, "tail": 0.5})
+    d = exact(load("depth"), "[2] :: tree(T)", lambda b: str(b["T"]).count("leaf"))
+    assert d[1] == pytest.approx(1 / 2)
+    assert d[2] == pytest.approx(2 / 9)
+    assert d[3] == pytest.approx(1 / 8)
+    a = exact(load("astar"), "s(S)", lambda b: str(b["S"]).count("a"))
+    for k in range(5):
+        assert a[k] == pytest.approx(0.4 * 0.6 ** k)
+
+
+# -- pure SLP sampling against the exact values ---------------------------------------------
+
+@pytest.mark.parametrize("name,query,key,probs", [
+    ("member3", "member3(X, [a,b,c])", lambda b: str(b["X"]),
+     {"a": 1 / 3, "b": 2 / 9, "c": 4 / 27, "fail": 8 / 27}),
+    ("doubles", "doubles(X)", lambda b: str(b["X"]), {"head": .25, "tail": .25, "fail": .5}),
+    ("jc_ml_S1", "s(X, Y)", lambda b: f"{b['X']}{b['Y']}",
+     {"ap": .125, "bp": .125, "aq": .25, "bq": .25, "fail": .25}),
+])
+def test_pure_sampling_frequencies(name, query, key, probs):
+    p = load(name)
+    c = sample_counts(p, query, key, 4000, seed=7, pure=True)
+    assert chi2_ok(c, probs, 4000) > 0.01
+
+
+@pytest.mark.parametrize("name,query,key,probs", [
+    ("member3", "member3(X, [a,b,c])", lambda b: str(b["X"]), {"a": 1 / 3, "b": 2 / 9, "c": 4 / 9}),
+    ("doubles", "doubles(X)", lambda b: str(b["X"]), {"head": .5, "tail": .5}),
+    ("jc_ml_S1", "s(X, Y)", lambda b: f"{b['X']}{b['Y']}",
+     {"ap": .25, "bp": .25, "aq": .25, "bq": .25}),
+])
+def test_backtrackable_sampling_renormalises(name, query, key, probs):
+    p = load(name)
+    c = sample_counts(p, query, key, 4000, seed=11)
+    assert chi2_ok(c, probs, 4000) > 0.01
+
+
+def test_backtrackable_local_failure_exact():
+    # choices fail locally: q(X) draws among 3 values but only odd ones pass the test;
+    # backtrackable sampling must give exactly the renormalised distribution
+    p = Program()
+    p.consult_text("""
+        0.5 :: q(1). 0.3 :: q(2). 0.2 :: q(3).
+        1 :: r(X) :- q(X), X =\\= 2.
+    """)
+    c = sample_counts(p, "r(X)", lambda b: b["X"], 5000, seed=3)
+    assert chi2_ok(c, {1: 0.5 / 0.7, 3: 0.2 / 0.7}, 5000) > 0.01
+
+
+def test_labels_errors_and_mixing():
+    p = Program()
+    p.consult_text("L :: [L] :: w(a). 1 :: [_] :: w(b).")
+    with pytest.raises(Exception) as e:
+        p.sample("[-1] :: w(X)", rng=np.random.default_rng(0))
+    assert "w/1" in str(e.value)
+    from slpy import LoadErrors
+    with pytest.raises(LoadErrors) as e:
+        Program().consult_text("0.5 :: m(a).\nm(b).\n", "mix.slp")
+    assert "mix.slp:2" in str(e.value) and "m/1" in str(e.value)
+
+
+# -- paper 000 Fig 2 (both syntaxes) -----------------------------------------------------
+
+FIG2_IJCAI = """
+1 - 1/D : [D] : cart(leaf).
+1/D : [D] : cart(Split-[L,R]) :-
+    NewD is D+1, splt(Split),
+    [NewD] : cart(L), [NewD] : cart(R).
+0.4:splt(x1). 0.3:splt(x2). 0.3:splt(x3).
+"""
+FIG2_EXT = """
+1 - 1/D :: [D] :: cart(leaf).
+1/D :: [D] :: cart(Split-[L,R]) :- NewD is D+1, splt(Split),
+                                [NewD] :: cart(L), [NewD] :: cart(R).
+0.4::splt(x1). 0.3::splt(x2). 0.3::splt(x3).
+"""
+
+
+def leaf_count_distribution(d0: int, nmax: int) -> dict:
+    """P(number of leaves = n) for the depth prior: split with probability 1/D."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=None)
+    def f(d, n):
+        if n == 1:
+            return Fraction(d - 1, d)
+        total = Fraction(0)
+        for a in range(1, n):
+            total += f(d + 1, a) * f(d + 1, n - a)
+        return Fraction(1, d) * total
+    return {n: float(f(d0, n)) for n in range(1, nmax + 1)}
+
+
+def count_leaves(t):
+    t = deref(t)
+    if getattr(t, "name", None) == "leaf":
+        return 1
+    return sum(count_leaves(x) for x in deref(t.args[1]).args[0:1]) + \
+        count_leaves(deref(deref(t.args[1]).args[1]).args[0])
+
+
+@pytest.mark.parametrize("src", [FIG2_IJCAI, FIG2_EXT])
+def test_fig2_leaf_counts(src):
+    p = Program()
+    p.consult_text(src, "fig2.slp")
+    dist = leaf_count_distribution(2, 5)
+    probs = {n: dist[n] for n in range(1, 5)}
+    probs[5] = 1 - sum(probs.values())   # 5 or more leaves
+    rng = np.random.default_rng(2024)
+    c = Counter()
+    n = 4000
+    for _ in range(n):
+        s = p.sample("[2] : cart(T)", rng=rng)
+        c[min(str(s.bindings["T"]).count("leaf"), 5)] += 1
+    assert chi2_ok(c, probs, n) > 0.01
+
+
+def test_fig2_syntaxes_are_one_program():
+    a, b = Program(), Program()
+    a.consult_text(FIG2_IJCAI)
+    b.consult_text(FIG2_EXT)
+    sa = [str(a.sample("[2] :: cart(T)", rng=np.random.default_rng(s)).bindings["T"])
+          for s in range(30)]
+    sb = [str(b.sample("[2] : cart(T)", rng=np.random.default_rng(s)).bindings["T"])
+          for s in range(30)]
+    assert sa == sb
+
+
+# -- proof trees ----------------------------------------------------------------------
+
+def test_proof_tree_records_choices():
+    p = Program()
+    p.consult_text(FIG2_EXT)
+    s = p.sample("[2] :: cart(T)", rng=np.random.default_rng(5))
+    nodes = list(s.tree)
+    assert nodes, "a sample of this prior always has choice points"
+    for n in nodes:
+        assert abs(sum(pr for _, pr in n.cands) - 1) < 1e-12
+        assert n.prob == dict(n.cands)[n.chosen]
+        assert n.path[:-1] == () or any(m.path == n.path[:-1] for m in nodes)
+    assert s.log_prob == pytest.approx(sum(np.log(n.prob) for n in nodes))
+    # same seed, same sample and same tree
+    s2 = p.sample("[2] :: cart(T)", rng=np.random.default_rng(5))
+    assert str(s2.bindings["T"]) == str(s.bindings["T"])
+    assert s2.tree.format() == s.tree.format()
+
+
+def test_stochastic_builtin_draws_without_replacement():
+    p = Program()
+    p.consult_text("pick(X) :- uniform_member(X, [a,b,c,d]), X \\== a, X \\== b.")
+    c = sample_counts(p, "pick(X)", lambda b: str(b["X"]), 2000, seed=9)
+    assert chi2_ok(c, {"c": .5, "d": .5}, 2000) > 0.01
+    assert [str(b["X"]) for b in p.query("pick(X)")] == ["c", "d"]
+
+
+# -- replay -----------------------------------------------------------------------------
+
+def test_replay_keeps_choices_outside_the_cut():
+    p = Program()
+    p.consult_text(FIG2_EXT)
+    goal, _ = p.parse_query("[2] :: cart(T)")
+    eng = p.engine
+    rng = np.random.default_rng(0)
+    ok, tree, _ = eng.run_sampling(goal, rng, record=True)
+    assert ok
+    nodes = tree.nodes_by_path()
+    for cut in list(nodes):
+        goal, _ = p.parse_query("[2] :: cart(T)")
+        new, factor = eng.run_replay(goal, tree, cut, np.random.default_rng(1))
+        assert factor == 0.0  # context-free prior: kept probabilities never change
+        newn = new.nodes_by_path()
+        for path, old in nodes.items():
+            if path[:len(cut)] != cut and path in newn:
+                assert newn[path].chosen == old.chosen
+        # every node outside the cut subtree is still there
+        outside = {q for q in nodes if q[:len(cut)] != cut}
+        assert outside <= set(newn)
+
+
+def test_replay_reuses_untouched_subproofs():
+    p = Program()
+    p.consult_text(FIG2_EXT)
+    eng = p.engine
+    goal, _ = p.parse_query("[2] :: cart(T)")
+    rng = np.random.default_rng(3)
+    while True:
+        ok, tree, _ = eng.run_sampling(goal, rng, record=True)
+        if tree.size() > 8:
+            break
+        goal, _ = p.parse_query("[2] :: cart(T)")
+    # cut the first leaf-level node; siblings' subtrees must be reused as they were
+    deepest = max(tree, key=lambda n: len(n.path))
+    goal, _ = p.parse_query("[2] :: cart(T)")
+    new, _ = eng.run_replay(goal, tree, deepest.path, np.random.default_rng(4))
+    old = tree.nodes_by_path()
+    shared = [n for n in new if n.path in old and old[n.path] is n]
+    assert shared, "untouched subtrees are grafted, not re-proved"
