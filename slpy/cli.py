@@ -73,7 +73,7 @@ def _guarded(fn):
     return wrapper
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="slpy", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="slpy",
                       message="%(prog)s %(version)s")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks of internal errors.")

@@ -156,7 +156,7 @@ def format_error(e) -> str:
     if isinstance(e, SlpSyntaxError):
         msg = e.message[:1].upper() + e.message[1:]
         where = f"line {e.line}, column {e.col}" if e.line > 1 else f"column {e.col}"
-        return f"Syntax error: {msg} ({where})"
+        return f"Syntax error at {where}: {msg}"
     return str(e)
 
 
@@ -336,11 +336,7 @@ class Session:
     def _ask(self, ask, block, stochastic):
         while True:
             self.flush()
-            try:
-                key = ask()
-            except KeyboardInterrupt:
-                self.write("\n")
-                raise
+            key = ask()
             action = ACTION_KEYS.get(key, key) if len(key) == 1 else key
             if action in ("next", "stop"):
                 return action
@@ -386,6 +382,9 @@ class _Lines:
         self.pending.append(line)
 
 
+_ACTION_CHARS = frozenset(";t.h? ")
+
+
 def run_stream(session: Session, stream) -> int:
     """Read queries from a stream (a pipe, a file) until end of file or halt; return
     the exit status. No prompt is written; answers are written as in a terminal."""
@@ -393,7 +392,7 @@ def run_stream(session: Session, stream) -> int:
     queue: list[str] = []
 
     def ask():
-        while queue:
+        if queue:
             return queue.pop(0)
         line = lines.readline()
         if line is None:
@@ -401,7 +400,7 @@ def run_stream(session: Session, stream) -> int:
         s = line.strip()
         if not s:
             return "stop"
-        if set(s) <= set(";t.h? "):
+        if set(s) <= _ACTION_CHARS:
             queue.extend(c for c in s if c != " ")
             return queue.pop(0)
         lines.unread(line)
@@ -412,29 +411,32 @@ def run_stream(session: Session, stream) -> int:
     while True:
         try:
             line = lines.readline()
+            if line is None:
+                if query_state(buf) != "empty":
+                    session.error("Syntax error: Unexpected end of file")
+                return 0
+            if not buf and line.strip() and set(line.strip()) <= _ACTION_CHARS:
+                continue  # an action line after an answer that did not wait: nothing to do
+            buf += line
+            state = query_state(buf)
+            if state == "empty":
+                buf = ""
+                continue
+            if state == "incomplete":
+                continue
+            text, buf = buf, ""
+            for q in split_queries(text):
+                queue.clear()
+                session.execute(q, ask)
+        except Halt as h:
+            session.flush()
+            return h.code
         except KeyboardInterrupt:
+            # outside a query (execute handles its own): on a terminal Ctrl-C ends the
+            # session, from a pipe the input goes on
             if interrupt_exits:
                 return 130
-            continue
-        if line is None:
-            if query_state(buf) != "empty":
-                session.error("Syntax error: Unexpected end of file")
-            return 0
-        buf += line
-        state = query_state(buf)
-        if state == "empty":
-            buf = ""
-            continue
-        if state == "incomplete":
-            continue
-        text, buf = buf, ""
-        for q in split_queries(text):
-            queue.clear()
-            try:
-                session.execute(q, ask)
-            except Halt as h:
-                session.flush()
-                return h.code
+            session.reset_engine()
 
 
 # -- terminal ---------------------------------------------------------------------------------
@@ -446,7 +448,7 @@ def _read_key() -> str:
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)  # keep keys typed ahead
         b = os.read(fd, 1)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)

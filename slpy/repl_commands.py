@@ -22,13 +22,11 @@ from __future__ import annotations
 import math
 import os
 
-import numpy as np
-
 from .logic.db import DET, STOCH, SBUILTIN, USER
 from .logic.engine import ENUM, PURE, SAMPLE, SampleFailed
-from .logic.terms import (Atom, NIL, Struct, TRUE, Var, atom, copy_term, deref, list_items,
-                          mklist, instantiation_error, type_error, domain_error, PrologError,
-                          compare, resolve, undo_to)
+from .logic.terms import (Atom, Struct, TRUE, Var, atom, copy_term, deref, list_items, mklist,
+                          instantiation_error, type_error, domain_error, compare, resolve,
+                          undo_to)
 from .lang.writer import term_to_text, var_letter_name
 
 # -- registering ------------------------------------------------------------------------

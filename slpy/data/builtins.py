@@ -19,7 +19,7 @@ handle, so proofs can be compared and replayed cheaply.
 """
 from __future__ import annotations
 
-from ..logic.builtins import det, stochastic
+from ..logic.builtins import det, stochastic, UniformChoice
 from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, PrologError,
                            instantiation_error, type_error, domain_error, existence_error)
 
@@ -131,27 +131,43 @@ def split_rows(eng, r, f, t, left, right):
     return eng.unify(left, rows_term(lid)) and eng.unify(right, rows_term(rid))
 
 
-def _split_terms(eng, rid, min_leaf):
-    """The split(F, T, L, R) terms of a row set, built once and cached."""
+def _split_choice(eng, rid, min_leaf) -> UniformChoice:
+    """The valid splits of a row set as a lazy uniform choice (cached per row set)."""
     key = (rid, min_leaf)
-    cached = eng.split_cache.get(key)
-    if cached is None:
+    u = eng.split_cache.get(key)
+    if u is None:
+        sl = eng.rowsets.valid_splits(rid, min_leaf)
         fa = eng.feature_atoms
-        cached = [(1.0, Struct("split", (fa[f], _threshold_term(t), rows_term(l),
-                                          rows_term(r))), (f, t))
-                  for f, t, l, r in eng.rowsets.valid_splits(rid, min_leaf)]
-        eng.split_cache[key] = cached
-    return cached
+        feats = sl.features
+        thrs = sl.thresholds
+        index = {}
+
+        def value(i):
+            f, t, l, r = sl[i]
+            return Struct("split", (fa[f], _threshold_term(t), rows_term(l), rows_term(r)))
+
+        def key_of(i):
+            return (int(feats[i]), float(thrs[i]))
+
+        def index_of(k):
+            if not index:
+                for i in range(len(sl)):
+                    index[(int(feats[i]), float(thrs[i]))] = i
+            return index.get(k)
+
+        u = UniformChoice(len(sl), value, key_of, index_of)
+        eng.split_cache[key] = u
+    return u
 
 
 @det("valid_splits", 3)
 def valid_splits(eng, r, m, ss):
     _state(eng)
-    cands = _split_terms(eng, row_id(r), _int(m))
-    return eng.unify(ss, mklist([c[1] for c in cands]))
+    u = _split_choice(eng, row_id(r), _int(m))
+    return eng.unify(ss, mklist([u.value(i) for i in range(u.n)]))
 
 
 @stochastic("uniform_split", 3)
 def uniform_split(eng, r, m, s):
     _state(eng)
-    return s, _split_terms(eng, row_id(r), _int(m))
+    return s, _split_choice(eng, row_id(r), _int(m))

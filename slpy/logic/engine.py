@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import time
 
 from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, is_ground,
@@ -19,10 +20,11 @@ from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, is_grou
                     resource_error, evaluation_error, atom, NIL, TRUE, mklist)
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN, Pred
 from .proof import SNode, ProofNode, build_tree
+from .builtins import UniformChoice
 
 # choice point kinds
 (CP_BOTTOM, CP_CLAUSES, CP_GEN, CP_ALT, CP_ITE, CP_SOFT, CP_NOT, CP_CATCH, CP_FINDALL,
- CP_STOCH, CP_FENCE, CP_PURE, CP_ENUM, CP_DISABLED, CP_SB, CP_ENUMB) = range(16)
+ CP_STOCH, CP_FENCE, CP_PURE, CP_ENUM, CP_DISABLED, CP_SB, CP_ENUMB, CP_SBU) = range(17)
 
 # control opcodes
 (OP_CALL, OP_CUT, OP_DISJ, OP_ITE, OP_SOFT, OP_NOT, OP_GCALL, OP_SEXIT, OP_ITE_THEN,
@@ -104,7 +106,7 @@ class Engine:
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
-                 max_term_size=10_000_000):
+                 max_term_size=10_000_000, max_memory=None):
         # Resolution allocates millions of small objects that are mostly acyclic;
         # Python's default gen-0 threshold (700) makes the cyclic GC dominate run time.
         g0, g1, g2 = gc.get_threshold()
@@ -119,6 +121,7 @@ class Engine:
         self.max_steps = max_steps
         self.timeout = timeout
         self.max_term_size = max_term_size
+        self.max_memory = max_memory
         self.steps = 0
         self.deadline = None
         self.step_limit = None
@@ -236,6 +239,9 @@ class Engine:
         if len(self.trail) > self.max_term_size or len(self.cps) > self.max_term_size:
             raise LimitExceeded(_resource("memory"),
                                 "Resource error: memory limit (term size) exceeded")
+        if self.max_memory is not None and _rss() > self.max_memory:
+            raise LimitExceeded(_resource("memory"),
+                                f"Resource error: more than {self.max_memory >> 20} MiB in use")
 
     def _next_check(self):
         nxt = self.steps + 4096
@@ -413,6 +419,11 @@ class Engine:
                 continue
             if kind == CP_STOCH or kind == CP_ENUM:
                 f = self._redraw(cp)
+                if f is not None:
+                    return f
+                continue
+            if kind == CP_SBU:
+                f = self._redraw_uniform(cp)
                 if f is not None:
                     return f
                 continue
@@ -649,7 +660,8 @@ class Engine:
             if mode == PURE and total > 0:
                 raise SampleFailed()
             return None
-        node.cands = tuple((c[1].number, c[0] / total) for c in cands)
+        node.cands = cands
+        node.total = total
         if mode == ENUM:
             cp = [CP_ENUM, len(self.trail), self.plog, self.logp, cands, 0, total, node]
             self.cps.append(cp)
@@ -732,15 +744,21 @@ class Engine:
         if self.mode == REPLAY and not pn.fresh:
             return self._replay_sbuiltin(pred, args, nxt, pn)
         target, cands = pred.fn(self, *args)
-        cands = [c for c in cands if c[0] > 0]
+        mode = self.mode
+        if type(cands) is UniformChoice:
+            if mode != ENUM and not (mode == PLAIN and self.rng is None):
+                return self._uniform(pred, args, pn, target, cands, nxt)
+            cands = cands.materialise()
+        if not all(c[0] > 0 for c in cands):
+            cands = [c for c in cands if c[0] > 0]
         if not cands:
             return None
         node = self._new_node(pred, args, None, pn)
         total = 0.0
         for c in cands:
             total += c[0]
-        node.cands = tuple((c[2], c[0] / total) for c in cands)
-        mode = self.mode
+        node.cands = cands
+        node.total = total
         trail = self.trail
         if mode == ENUM or (mode == PLAIN and self.rng is None):
             cp = [CP_ENUMB, len(trail), self.plog, self.logp, cands, 0, total, node, target, nxt]
@@ -754,6 +772,40 @@ class Engine:
             self.cps.append([CP_SB, len(trail), self.plog, self.logp, cands[:i] + cands[i + 1:],
                              node, total - c[0], total, target, nxt])
         return self._choose_builtin(node, target, c, total, nxt)
+
+    def _uniform(self, pred, args, pn, target, u, nxt):
+        n = u.n
+        if n == 0:
+            return None
+        node = self._new_node(pred, args, None, pn)
+        node.cands = u
+        node.total = n
+        i = min(int(self.rng.random() * n), n - 1)
+        if self.mode == PURE:
+            self.cps.append([CP_PURE, len(self.trail), self.plog, self.logp])
+        elif n > 1:
+            self.cps.append([CP_SBU, len(self.trail), self.plog, self.logp, u, {i}, node,
+                             target, nxt])
+        return self._choose_builtin(node, target, (1.0, u.value(i), u.key(i)), n, nxt)
+
+    def _redraw_uniform(self, cp):
+        _, mark, plog, logp, u, tried, node, target, nxt = cp
+        n = u.n
+        left = n - len(tried)
+        if left <= 0:
+            return None
+        if len(tried) * 2 < n:  # mostly untried: rejection sampling is cheap
+            while True:
+                i = min(int(self.rng.random() * n), n - 1)
+                if i not in tried:
+                    break
+        else:
+            rest = [j for j in range(n) if j not in tried]
+            i = rest[min(int(self.rng.random() * left), left - 1)]
+        tried.add(i)
+        if left > 1:
+            self.cps.append(cp)
+        return self._choose_builtin(node, target, (1.0, u.value(i), u.key(i)), n, nxt)
 
     def _choose_builtin(self, node, target, c, total, nxt):
         w, value, key = c
@@ -818,7 +870,8 @@ class Engine:
                 total = sum(c[0] for c in cands)
                 if not cands:
                     raise ReplayReject()
-                node.cands = tuple((c[1].number, c[0] / total) for c in cands)
+                node.cands = cands
+                node.total = total
                 i = _pick(cands, self.rng.random() * total)
                 c = cands[i]
                 if len(cands) > 1:
@@ -851,7 +904,8 @@ class Engine:
                 chosen = c
         if chosen is None:
             raise ReplayReject()
-        node.cands = tuple((c[1].number, c[0] / total) for c in cands)
+        node.cands = cands
+        node.total = total
         f = self._choose(node, chosen, total)
         if not same:
             self.rp_logfactor += math.log(node.prob) - math.log(old.prob)
@@ -872,19 +926,27 @@ class Engine:
             return f
         del self.cps[self.rp_fence + 1:]
         target, cands = pred.fn(self, *args)
-        total = 0.0
-        chosen = None
-        for c in cands:
-            if c[0] > 0:
-                total += c[0]
-                if c[2] == old.key:
-                    chosen = c
-        if chosen is None:
-            raise ReplayReject()
+        if type(cands) is UniformChoice:
+            i = cands.index_of(old.key)
+            if i is None:
+                raise ReplayReject()
+            total = cands.n
+            chosen = (1.0, cands.value(i), cands.key(i))
+        else:
+            total = 0.0
+            chosen = None
+            for c in cands:
+                if c[0] > 0:
+                    total += c[0]
+                    if c[2] == old.key:
+                        chosen = c
+            if chosen is None:
+                raise ReplayReject()
         node = self._new_node(pred, args, None, pn)
         node.path = path
         node.fresh = False
-        node.cands = tuple((c[2], c[0] / total) for c in cands if c[0] > 0)
+        node.cands = cands
+        node.total = total
         f = self._choose_builtin(node, target, chosen, total, nxt)
         if f is None:
             raise ReplayReject()
@@ -952,6 +1014,18 @@ class Engine:
             (self.mode, self.rng, self.plog, self.logp, self.record_answers,
              self.rp_nodes, self.rp_cut, self.rp_fence, self.rp_logfactor,
              self.rp_cutnode) = saved
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _rss() -> int:
+    """Resident memory of this process in bytes (0 where /proc is not available)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except OSError:
+        return 0
 
 
 def _pick(cands, u):

@@ -59,12 +59,9 @@ def _load_builtin_modules():
     # importing registers the builtins; each module is optional while it is written
     import importlib
     for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
-                "reading", "dbbi", "stochastic"):
-        try:
-            importlib.import_module(f"slpy.logic.builtins.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name != f"slpy.logic.builtins.{mod}":
-                raise
+                "reading", "dbbi", "uniform"):
+        importlib.import_module(f"slpy.logic.builtins.{mod}")
+    importlib.import_module("slpy.data.builtins")
 
 
 class Program:
@@ -77,7 +74,7 @@ class Program:
     """
 
     def __init__(self, max_steps: int | None = None, timeout: float | None = None,
-                 max_term_size: int = 10_000_000, out=None):
+                 max_term_size: int = 10_000_000, max_memory: int | None = None, out=None):
         _load_builtin_modules()
         self.db = Database()
         self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
@@ -88,7 +85,8 @@ class Program:
         self.ops = OpTable()
         self.out = out if out is not None else (lambda s: sys.stdout.write(s))
         self.engine = Engine(self.db, self.flags, self.ops, self.out, max_steps=max_steps,
-                             timeout=timeout, max_term_size=max_term_size)
+                             timeout=timeout, max_term_size=max_term_size,
+                             max_memory=max_memory)
         self.engine.program = self
         self.ctx = CompileContext(self.db, CONTROL_PREDS)
         self.loaded_files: dict[str, float] = {}
@@ -259,6 +257,15 @@ class Program:
         else:
             pred.add_last(c)
         return c
+
+    # -- data ------------------------------------------------------------------------------
+    def attach_data(self, dataset) -> None:
+        """Make a Dataset's predictors available to the prior's data builtins."""
+        from ..data.rowsets import RowSets
+        from ..data.builtins import attach
+        self.dataset = dataset
+        self.rowsets = RowSets(dataset)
+        attach(self.engine, self.rowsets, dataset)
 
     # -- parameters (prior hyperparameters, overridable from the CLI and API) ----------
     def set_param(self, name: str, value) -> None:

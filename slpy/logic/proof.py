@@ -14,7 +14,7 @@ class SNode:
     """A stochastic choice point as it is being proved."""
     __slots__ = ("pred", "args", "guard", "parent", "call", "cands", "chosen", "key",
                  "prob", "answer", "ground", "height", "path", "nch", "fresh", "clause",
-                 "value")
+                 "value", "total")
 
     def __init__(self, pred, args, guard, parent):
         self.pred = pred
@@ -22,7 +22,8 @@ class SNode:
         self.guard = guard
         self.parent = parent
         self.call = None
-        self.cands = ()
+        self.cands = ()      # raw candidates (see ProofNode.candidates)
+        self.total = 1.0
         self.chosen = None   # clause number, or index of the builtin candidate
         self.key = None      # what replay forces: the Clause, or the candidate's key
         self.prob = 1.0
@@ -39,8 +40,8 @@ class SNode:
 class ProofNode:
     """A frozen choice point: the call, the candidates with their probabilities, the
     chosen one and its probability, and the choice points below it."""
-    __slots__ = ("pred", "call", "cands", "chosen", "key", "prob", "children", "path",
-                 "answer", "ground", "value")
+    __slots__ = ("pred", "call", "_cands", "_total", "chosen", "key", "prob", "children",
+                 "path", "answer", "ground", "value")
 
     def __init__(self, s: SNode | None, path: tuple):
         self.children: list[ProofNode] = []
@@ -48,7 +49,8 @@ class ProofNode:
         if s is None:  # the root: the query itself
             self.pred = None
             self.call = None
-            self.cands = ()
+            self._cands = ()
+            self._total = 1.0
             self.chosen = None
             self.key = None
             self.prob = 1.0
@@ -58,13 +60,28 @@ class ProofNode:
             return
         self.pred = s.pred
         self.call = s.call
-        self.cands = s.cands
+        self._cands = s.cands
+        self._total = s.total
         self.chosen = s.chosen
         self.key = s.key
         self.prob = s.prob
         self.answer = s.answer
         self.ground = s.ground
         self.value = s.value
+
+    @property
+    def cands(self):
+        """The candidates as (clause number or builtin key, probability) pairs.
+
+        Built on demand: a choice among thousands of splits keeps only a reference."""
+        from .builtins import UniformChoice
+        c = self._cands
+        if type(c) is UniformChoice:
+            p = 1.0 / c.n
+            return tuple((c.key(i), p) for i in range(c.n))
+        t = self._total
+        return tuple(((x[1].number if hasattr(x[1], "number") else x[2]), x[0] / t)
+                     for x in c)
 
     def __iter__(self):
         """Pre-order walk over the nodes below (not including) this one."""
@@ -90,9 +107,9 @@ class ProofNode:
         stack = [(c, 0) for c in reversed(self.children)]
         while stack:
             n, depth = stack.pop()
-            call = term_to_text(n.call, quoted=True) if n.call is not None else "?"
+            call = _show(n.call) if n.call is not None else "?"
             if n.value is not None:
-                what = "-> " + term_to_text(n.value, quoted=True)
+                what = "-> " + _show(n.value)
             else:
                 what = f"clause {n.chosen}"
             lines.append(f"{indent * depth}{call}  {what}  p={n.prob:.4g}")
@@ -101,6 +118,17 @@ class ProofNode:
 
     def __str__(self):
         return self.format()
+
+
+def _show(t) -> str:
+    """writeq text with variables named _A, _B, ... in order of appearance."""
+    from ..lang.writer import term_to_text
+    from .terms import term_variables
+    names = {}
+    for i, v in enumerate(term_variables(t)):
+        q, r = divmod(i, 26)
+        names[v] = "_" + chr(65 + r) + (str(q) if q else "")
+    return term_to_text(t, quoted=True, var_names=names)
 
 
 def build_tree(plog) -> ProofNode:

@@ -144,3 +144,13 @@ def test_answers_print_as_writeq(prog):
     b = prog.once("X = f('A b', [1,2|T], \"s\", 'it''s', -(1), 1-2)")
     assert str(b["X"]) == "f('A b',[1,2|_G" + str(b["X"]).split("|_G")[1].split("]")[0] + \
         "],[115],'it\\'s',-(1),1-2)"
+
+
+def test_memory_limit():
+    from slpy.logic.engine import _rss
+    p = Program(max_memory=_rss() + 150 * 2**20)
+    p.consult_text("grow(L) :- grow([x|L]).")
+    with pytest.raises(PrologError) as e:
+        p.once("grow([])")
+    assert "resource_error(memory)" in str(deref(e.value.term))
+    assert p.once("X = ok")["X"].name == "ok"

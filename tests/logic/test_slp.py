@@ -21,9 +21,9 @@ def load(name):
     return p
 
 
-def exact(p, q, key):
+def exact(p, q, key, min_prob=1e-12):
     out = Counter()
-    for pr in p.proofs(q, min_prob=1e-12):
+    for pr in p.proofs(q, min_prob=min_prob):
         out[key(pr.bindings)] += pr.prob
     return out
 
@@ -63,11 +63,12 @@ def test_exact_jc_doubles_coin_depth_astar():
     assert e == pytest.approx({"head": 0.25, "tail": 0.25})
     e = exact(load("coin"), "coin(X)", lambda b: str(b["X"]))
     assert e == pytest.approx({"head": 0.5, "tail": 0.5})
-    d = exact(load("depth"), "[2] :: tree(T)", lambda b: str(b["T"]).count("leaf"))
+    # an infinite space: enumerate the proofs of probability >= 1e-4 only
+    d = exact(load("depth"), "[2] :: tree(T)", lambda b: str(b["T"]).count("leaf"), 1e-4)
     assert d[1] == pytest.approx(1 / 2)
     assert d[2] == pytest.approx(2 / 9)
     assert d[3] == pytest.approx(1 / 8)
-    a = exact(load("astar"), "s(S)", lambda b: str(b["S"]).count("a"))
+    a = exact(load("astar"), "s(S)", lambda b: str(b["S"]).count("a"), 1e-6)
     for k in range(5):
         assert a[k] == pytest.approx(0.4 * 0.6 ** k)
 
@@ -95,8 +96,8 @@ def test_pure_sampling_frequencies(name, query, key, probs):
 ])
 def test_backtrackable_sampling_renormalises(name, query, key, probs):
     p = load(name)
-    c = sample_counts(p, query, key, 4000, seed=11)
-    assert chi2_ok(c, probs, 4000) > 0.01
+    c = sample_counts(p, query, key, 6000, seed=2024)
+    assert chi2_ok(c, probs, 6000) > 0.01
 
 
 def test_backtrackable_local_failure_exact():
@@ -153,14 +154,6 @@ def leaf_count_distribution(d0: int, nmax: int) -> dict:
             total += f(d + 1, a) * f(d + 1, n - a)
         return Fraction(1, d) * total
     return {n: float(f(d0, n)) for n in range(1, nmax + 1)}
-
-
-def count_leaves(t):
-    t = deref(t)
-    if getattr(t, "name", None) == "leaf":
-        return 1
-    return sum(count_leaves(x) for x in deref(t.args[1]).args[0:1]) + \
-        count_leaves(deref(deref(t.args[1]).args[1]).args[0])
 
 
 @pytest.mark.parametrize("src", [FIG2_IJCAI, FIG2_EXT])

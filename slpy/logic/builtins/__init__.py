@@ -47,3 +47,22 @@ def stochastic(name: str, arity: int):
         BUILTINS[(name, arity)] = ("stochastic", fn)
         return fn
     return register
+
+
+class UniformChoice:
+    """Candidates of a stochastic builtin drawn uniformly, without building them all.
+
+    ``n`` candidates; ``value(i)`` builds the term of candidate i, ``key(i)`` its
+    hashable identity, and ``index_of(key)`` finds a candidate again (for replay), or
+    returns None. A builtin returns ``(target, UniformChoice(...))`` instead of a list.
+    """
+    __slots__ = ("n", "value", "key", "index_of")
+
+    def __init__(self, n, value, key, index_of):
+        self.n = n
+        self.value = value
+        self.key = key
+        self.index_of = index_of
+
+    def materialise(self):
+        return [(1.0, self.value(i), self.key(i)) for i in range(self.n)]
