@@ -20,6 +20,7 @@ from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, is_grou
                     resource_error, evaluation_error, atom, NIL, TRUE, mklist)
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN, Pred
 from .proof import SNode, ProofNode, build_tree
+from ..lang.clauses import convert_body
 from .builtins import UniformChoice
 
 # choice point kinds
@@ -175,6 +176,10 @@ class Engine:
         arity = len(args)
         if (name, arity) in _CTRL_TERM_NAMES:
             _check_callable_body(goal)
+            # ISO body conversion at call time: a variable goal becomes call(V), so
+            # a cut it is bound to later stays local
+            goal = convert_body(goal)
+            args = goal.args
             if name == ",":
                 # conjunction: frames from the right spine, last first
                 goals = []
@@ -533,6 +538,7 @@ class Engine:
                 return self._stoch(pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
+            _check_partial_list(args[2])
             results: list = []
             tail = NIL if op == OP_FINDALL else args[3]
             cps.append([CP_FINDALL, len(trail), self.plog, self.logp, results, args[2], nxt,
@@ -1040,6 +1046,14 @@ def _pick(cands, u):
 
 def _resource(what):
     return Struct("error", (Struct("resource_error", (atom(what),)), Var()))
+
+
+def _check_partial_list(t):
+    """ISO: findall/bagof results must be a list or a partial list."""
+    from .terms import list_items
+    _, tail = list_items(t)
+    if type(tail) is not Var and tail is not NIL:
+        raise type_error("list", deref(t))
 
 
 def _check_callable_body(goal):

@@ -2,6 +2,8 @@
 % the list predicates SWI-Prolog users reach for. A program may redefine any of these.
 
 once(G) :- call(G), !.
+repeat.
+repeat :- repeat.
 ignore(G) :- (call(G) -> true ; true).
 _ ^ G :- call(G).
 
@@ -99,20 +101,13 @@ predsort(P, L, Sorted) :-
 
 % bagof/3 and setof/3: group the solutions by the bindings of the free variables
 bagof(T, G, L) :-
+    '$check_result_list'(L),
     '$free_variable_set'(T^G, G1, W),
     (   W == []
     ->  findall(T, G1, L), L \== []
     ;   findall(W-T, G1, Pairs), Pairs \== [],
         '$bagof_groups'(Pairs, W, L)
     ).
-'$bagof_groups'(Pairs, W, L) :-
-    keysort(Pairs, Sorted),
-    '$parade'(Sorted, Groups),
-    member(W-L, Groups).
-'$parade'([], []).
-'$parade'([K-V|T], [K-[V|Vs]|Gs]) :- '$same_key'(K, T, Vs, Rest), '$parade'(Rest, Gs).
-'$same_key'(K, [K1-V|T], [V|Vs], Rest) :- K1 =@= K, !, K1 = K, '$same_key'(K, T, Vs, Rest).
-'$same_key'(_, Rest, [], Rest).
 
 setof(T, G, S) :- bagof(T, G, L), sort(L, S).
 

@@ -26,25 +26,23 @@ __all__ = [
     "syntax_error", "undo_to", "is_ground", "unify_occurs_check", "indicator",
 ]
 
-_var_names = itertools.count(1)
+_next_serial = itertools.count(1).__next__
 
 
 class Var:
-    __slots__ = ("ref", "name")
+    """A logic variable; ``serial`` orders variables by age (the standard order of
+    terms) and names them when printed."""
+    __slots__ = ("ref", "serial")
 
     def __init__(self):
         self.ref = None
+        self.serial = _next_serial()
 
     def __repr__(self):
         return f"Var({self.display()})"
 
     def display(self):
-        """A stable printable name, given on first use (so output is reproducible)."""
-        try:
-            return self.name
-        except AttributeError:
-            self.name = n = f"_G{next(_var_names)}"
-            return n
+        return f"_G{self.serial}"
 
     def __str__(self):
         t = deref(self)
@@ -491,8 +489,7 @@ def compare(a, b) -> int:
                     return -1 if sa < sb else 1
             continue
         if ca == 0:
-            ia, ib = _var_order(a), _var_order(b)
-            return -1 if ia < ib else (1 if ia > ib else 0)
+            return -1 if a.serial < b.serial else 1
         if ca == 3:
             if a.name != b.name:
                 return -1 if a.name < b.name else 1
@@ -509,11 +506,6 @@ def compare(a, b) -> int:
             return -1 if a.name < b.name else 1
         stack.extend(reversed(list(zip(a.args, b.args))))
     return 0
-
-
-def _var_order(v):
-    # Variables order by age; names are given in creation order on first use.
-    return int(v.display()[2:]) if v.display().startswith("_G") else id(v)
 
 
 # -- lists -------------------------------------------------------------------------

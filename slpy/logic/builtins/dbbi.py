@@ -106,8 +106,7 @@ def retract(eng, t):
     name = h.name
     arity = len(h.args) if type(h) is Struct else 0
     pred = eng.db.lookup(name, arity)
-    if pred is not None and (pred.builtin or (not pred.dynamic and pred.clauses
-                                              and pred.kind != USER)):
+    if pred is not None and (pred.builtin or (not pred.dynamic and pred.clauses)):
         raise permission_error("modify", "static_procedure", indicator(name, arity))
     if (name, arity) in CONTROL_PREDS:
         raise permission_error("modify", "static_procedure", indicator(name, arity))
@@ -132,7 +131,7 @@ def retractall(eng, h):
     name = h.name
     arity = len(h.args) if type(h) is Struct else 0
     pred = eng.db.get(name, arity)
-    if pred.builtin:
+    if pred.builtin or (pred.clauses and not pred.dynamic):
         raise permission_error("modify", "static_procedure", indicator(name, arity))
     if not pred.clauses:
         pred.dynamic = True
@@ -222,7 +221,7 @@ def current_predicate(eng, t):
         n, a = deref(t.args[0]), deref(t.args[1])
         if type(n) is not Var and type(n) is not Atom:
             raise type_error("predicate_indicator", t)
-        if type(a) is not Var and type(a) is not int:
+        if type(a) is not Var and (type(a) is not int or a < 0):
             raise type_error("predicate_indicator", t)
     for (name, arity), p in sorted(eng.db.preds.items()):
         if p.builtin or p.library or not (p.clauses or p.dynamic):
@@ -569,3 +568,39 @@ def variant_eq(eng, a, b):
 def not_variant_eq(eng, a, b):
     from ..terms import variant
     return not variant(a, b)
+
+
+@det("$check_result_list", 1)
+def check_result_list(eng, t):
+    from ..engine import _check_partial_list
+    _check_partial_list(t)
+    return True
+
+
+@nondet("$bagof_groups", 3)
+def bagof_groups(eng, pairs, w, l):
+    """Group Witness-Template pairs by variant witnesses; one solution per group, the
+    groups in the standard order of their witnesses, each list in solution order."""
+    from ..terms import variant, compare, list_items
+    from functools import cmp_to_key
+    items = []
+    for p in list_items(pairs)[0]:
+        p = deref(p)
+        items.append((p.args[0], p.args[1]))
+    groups = []   # [key, [(witness, template), ...]]
+    for wit, t in items:
+        for g in groups:
+            if variant(g[0], wit):
+                g[1].append((wit, t))
+                break
+        else:
+            groups.append([wit, [(wit, t)]])
+    groups.sort(key=cmp_to_key(lambda a, b: compare(a[0], b[0])))
+    for key, members in groups:
+        mark = len(eng.trail)
+        ok = all(eng.unify(wit, key) for wit, _ in members)
+        if ok and eng.unify(w, key) and eng.unify(l, mklist([t for _, t in members])):
+            yield
+        else:
+            from ..terms import undo_to
+            undo_to(eng.trail, mark)
