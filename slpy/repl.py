@@ -34,6 +34,7 @@ from .logic.terms import Var, Struct, PrologError, deref, compare
 from .lang.reader import SlpSyntaxError
 from .lang.tokens import tokenize
 from .lang.writer import term_to_text, var_letter_name
+from .logic.builtins.typecheck import is_acyclic
 from . import repl_commands
 
 HISTORY_ENV = "SLPY_HISTORY"
@@ -71,10 +72,50 @@ def split_queries(text: str) -> list[str]:
 
 # -- showing answers ----------------------------------------------------------------------
 
-def _same(a, b) -> bool:
-    if type(a) is Var or type(b) is Var:
+def _same(a, b, cyclic) -> bool:
+    if type(a) is Var or type(b) is Var or id(a) in cyclic or id(b) in cyclic:
         return a is b
     return compare(a, b) == 0
+
+
+def _break_cycles(t, names: dict, var_names: dict):
+    """A copy of the cyclic term t in which each subterm that contains itself is written
+    as a variable: ``_S1``, ``_S2``, ..., or the name of the query variable whose value
+    it is (``X = f(X)``, as SWI-Prolog writes it; names: id(cyclic value) -> name; such
+    a value is written as its name wherever it occurs below t). The new variables'
+    names go to var_names."""
+    back: dict = {}
+
+    def var_for(x):
+        v = back.get(id(x))
+        if v is None:
+            v = back[id(x)] = Var()
+            var_names[v] = names.get(id(x)) or f"_S{len(back)}"
+        return v
+
+    on_path = {id(t)}
+    stack = [[t, 0, []]]
+    while True:
+        frame = stack[-1]
+        node, i, built = frame
+        if i == len(node.args):
+            stack.pop()
+            on_path.discard(id(node))
+            new = Struct(node.name, tuple(built))
+            if not stack:
+                return new
+            stack[-1][2].append(new)
+            continue
+        frame[1] = i + 1
+        a = deref(node.args[i])
+        if type(a) is Struct:
+            if id(a) in on_path or id(a) in names:
+                built.append(var_for(a))
+            else:
+                on_path.add(id(a))
+                stack.append([a, 0, []])
+        else:
+            built.append(a)
 
 
 def answer_bindings(varnames: dict, ops=None) -> str:
@@ -84,11 +125,16 @@ def answer_bindings(varnames: dict, ops=None) -> str:
     with ``_`` are not shown; fresh variables in values are ``_`` (once) or ``_A``,
     ``_B``, ... (shared)."""
     shown = [n for n in varnames if not n.startswith("_")]
+    cyclic = set()
+    for n in shown:
+        v = deref(varnames[n])
+        if type(v) is Struct and not is_acyclic(v):
+            cyclic.add(id(v))
     groups: list[tuple[list[str], object]] = []
     for n in shown:
         v = deref(varnames[n])
         for names, val in groups:
-            if _same(val, v):
+            if _same(val, v, cyclic):
                 names.append(n)
                 break
         else:
@@ -101,6 +147,10 @@ def answer_bindings(varnames: dict, ops=None) -> str:
         v = deref(v)
         if n.startswith("_") and type(v) is Var and v not in names_of:
             names_of[v] = n
+    if cyclic:
+        value_names = {id(val): names[-1] for names, val in groups if id(val) in cyclic}
+        groups = [(names, _break_cycles(val, value_names, names_of)
+                   if id(val) in cyclic else val) for names, val in groups]
     printed = [val for names, val in groups if type(val) is not Var]
     # the other variables: _ when they occur once in the answer, _A, _B, ... otherwise
     counts: dict = {}

@@ -77,6 +77,13 @@ def test_sharing_and_fresh_variables():
     assert out_of("X = (a :- b).\n") == "X = (a:-b).\n"
 
 
+def test_cyclic_answers_print_and_terminate():
+    assert out_of("X = f(X).\n") == "X = f(X).\n"
+    assert out_of("X = f(Y), Y = g(X).\n") == "X = f(Y),\nY = g(X).\n"
+    assert out_of("X = [a|X], Y = X.\n") == "X = Y, Y = [a|Y].\n"
+    assert out_of("X = f(Z, Z), Z = g(Z).\n") == "X = f(Z, Z),\nZ = g(Z).\n"
+
+
 def test_semicolon_gives_the_next_answer_and_enter_stops():
     assert out_of("(X = a ; X = b ; X = c).\n;\n;\n") == "X = a ;\nX = b ;\nX = c.\n"
     # a line that is not an action stops the answers and is the next query
