@@ -123,6 +123,31 @@ def _seed_option(f):
                         help="Seed of the random generator (default: fresh entropy).")(f)
 
 
+def _data_options(f):
+    f = click.option("--target", metavar="COLUMN", default=None,
+                     help="The response column of --data (default: the column named "
+                          "class, else the last one).")(f)
+    return click.option("--data", type=click.Path(exists=True, dir_okay=False),
+                        default=None, metavar="CSV",
+                        help="A data set (CSV with a header row) for the prior's data "
+                             "builtins (data_rows/1, splits, ...).")(f)
+
+
+def _attach_data(program, data, target):
+    """Load the CSV file and give it to the program (a usage error when it does not
+    load)."""
+    if data is None:
+        if target is not None:
+            raise click.UsageError("--target needs --data")
+        return
+    from .data.dataset import load_csv, DataError
+    try:
+        ds = load_csv(data, class_col=target)
+    except (DataError, ValueError, OSError) as e:
+        raise click.BadParameter(str(e), param_hint="'--data'")
+    program.attach_data(ds)
+
+
 def _pure_option(f):
     return click.option("--pure", is_flag=True,
                         help="Pure SLP sampling (a failing draw fails the sample) "
@@ -138,15 +163,17 @@ def _pure_option(f):
 @_params_option
 @click.option("--history", type=click.Path(dir_okay=False), default=None,
               help="History file (default: $SLPY_HISTORY or ~/.slpy_history).")
+@_data_options
 @click.option("-q", "--quiet", is_flag=True, help="No banner.")
 @_guarded
-def repl(files, seed, pure, params, history, quiet):
+def repl(files, seed, pure, params, history, data, target, quiet):
     """Interactive top level: load FILES, then answer queries."""
     from . import repl as repl_mod
     pairs = _param_pairs(params)
     ctx = click.get_current_context()
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
-                        quiet=quiet, debug=bool(ctx.find_root().params.get("debug")))
+                        quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
+                        setup=lambda program: _attach_data(program, data, target))
 
 
 # -- sample -----------------------------------------------------------------------------------
@@ -223,8 +250,9 @@ def _fresh_names(*terms) -> dict:
                    "line with bindings, log probability and proof tree.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Give up a sample after this many seconds.")
+@_data_options
 @_guarded
-def sample(prior, query, num, seed, params, pure, fmt, timeout):
+def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
     """Draw samples from a prior and print them."""
     import numpy as np
     from .logic.program import Program
@@ -236,6 +264,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout):
     from .repl_commands import sample_once, proof_json
     pairs = _param_pairs(params)
     p = Program(timeout=timeout)
+    _attach_data(p, data, target)
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)

@@ -605,16 +605,19 @@ def run_tty(session: Session, history_path: str | None = None, banner: bool = Tr
 
 
 def run(files=(), seed=None, pure=False, params=(), history=None, quiet=False,
-        debug=False, stdin=None) -> int:
+        debug=False, stdin=None, setup=None) -> int:
     """`slpy repl`: load the files, then read queries from the terminal or the input
     stream. params: (name, value text) pairs for Program.set_param, each value read as
-    a term. Returns the exit status."""
+    a term; setup(program), if given, runs before the files load (to attach data).
+    Returns the exit status."""
     stdin = stdin if stdin is not None else sys.stdin
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except (ValueError, OSError):  # not the main thread
         pass
     session = Session(seed=seed, pure=pure, debug=debug)
+    if setup is not None:
+        setup(session.program)
     for name, text in params:
         try:
             value, _ = session.program.parse_query(text)

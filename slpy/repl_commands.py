@@ -55,6 +55,7 @@ def register(session) -> None:
     # and goes on, as SWI-Prolog does
     add("consult", 1, lambda eng, files: _consult(session, files), builtin=True)
     add(".", 2, lambda eng, h, t: _consult(session, Struct(".", (h, t))))
+    add("[]", 0, lambda eng: True)   # `[].` consults nothing, as in SWI-Prolog
     add("set_seed", 1, lambda eng, s: _set_seed(session, s))
     add("sampling", 1, lambda eng, m: _sampling(session, m))
     add("prob", 2, lambda eng, g, pr: _prob(session, g, 0.0, pr))
@@ -273,6 +274,19 @@ def _text(t, ops=None, priority=999, names=None, spacing=True) -> str:
                         var_names=_anon_names(t) if names is None else names)
 
 
+def _call_text(n, ops=None, spacing=True) -> str:
+    """The call of a choice point, with its guard when the proof node keeps one
+    (``[3] :: cart(_A)``)."""
+    if n.call is None:
+        return "?"
+    guard = getattr(n, "guard", None)
+    if guard is not None:
+        t = Struct("::", (guard, n.call))
+        return term_to_text(t, quoted=True, spacing=spacing, ops=ops,
+                            var_names=_anon_names(t))
+    return _text(n.call, ops, spacing=spacing)
+
+
 def _node_choice(n, ops=None) -> str:
     """What a choice point chose: `clause K (file:line)` or `-> Value`."""
     if n.value is not None:
@@ -290,7 +304,7 @@ def proof_lines(tree, ops=None, indent="  "):
     stack = [(c, 0) for c in reversed(tree.children)]
     while stack:
         n, depth = stack.pop()
-        call = _text(n.call, ops) if n.call is not None else "?"
+        call = _call_text(n, ops)
         yield f"{indent * depth}{call}  {_node_choice(n, ops)}  p = {n.prob:.4g}"
         stack.extend((c, depth + 1) for c in reversed(n.children))
 
@@ -308,7 +322,7 @@ def format_proof(tree, logp=None, ops=None) -> str:
 def proof_json(tree, ops=None) -> list:
     """The choice points below tree as JSON-ready dicts (children nested)."""
     def node(n):
-        d = {"call": _text(n.call, ops, spacing=False) if n.call is not None else None,
+        d = {"call": _call_text(n, ops, spacing=False) if n.call is not None else None,
              "prob": n.prob}
         if n.value is not None:
             d["value"] = _text(n.value, ops, spacing=False)

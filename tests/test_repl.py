@@ -544,7 +544,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def record_doc_session(history) -> str:
     """Run DOC_STEPS in a pseudo-terminal (TERM=dumb, so the transcript is plain text)
-    and return what the terminal showed."""
+    and return what the terminal showed. To re-record docs/repl.md's session:
+
+        python -c "import sys; sys.path[:0] = ['.', 'tests']; import test_repl; \
+                   print(test_repl.record_doc_session('/tmp/h'), end='')"
+    """
     env = _env(SLPY_HISTORY=str(history), PROMPT_TOOLKIT_NO_CPR="1", TERM="dumb")
     c = pexpect.spawn(sys.executable, ["-m", "slpy.cli", "repl", *DOC_ARGS], env=env,
                       encoding="utf-8", timeout=20, dimensions=(40, 200), cwd=str(ROOT))

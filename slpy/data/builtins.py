@@ -19,6 +19,8 @@ handle, so proofs can be compared and replayed cheaply.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..logic.builtins import det, stochastic, UniformChoice
 from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, PrologError,
                            instantiation_error, type_error, domain_error, existence_error)
@@ -140,8 +142,6 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
         fa = eng.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
-        index = {}
-
         def value(i):
             f, t, l, r = sl[i]
             return Struct("split", (fa[f], _threshold_term(t), rows_term(l), rows_term(r)))
@@ -150,10 +150,12 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
             return (int(feats[i]), float(thrs[i]))
 
         def index_of(k):
-            if not index:
-                for i in range(len(sl)):
-                    index[(int(feats[i]), float(thrs[i]))] = i
-            return index.get(k)
+            # splits are in (feature, threshold) order: two binary searches
+            f, t = k
+            lo = int(np.searchsorted(feats, f, "left"))
+            hi = int(np.searchsorted(feats, f, "right"))
+            j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
+            return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
         eng.split_cache[key] = u
@@ -171,3 +173,10 @@ def valid_splits(eng, r, m, ss):
 def uniform_split(eng, r, m, s):
     _state(eng)
     return s, _split_choice(eng, row_id(r), _int(m))
+
+
+@det("has_split", 2)
+def has_split(eng, r, m):
+    """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
+    _state(eng)
+    return _split_choice(eng, row_id(r), _int(m)).n > 0

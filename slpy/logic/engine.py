@@ -642,7 +642,7 @@ class Engine:
 
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
-        node.call = copy_term(Struct(pred.name, args) if args else atom(pred.name))
+        node.call = _snapshot(pred, args)
         node.height = len(self.cps)
         return node
 
@@ -736,9 +736,15 @@ class Engine:
 
     def _sexit(self, node, nxt):
         if self.record_answers:
-            ans = copy_term(Struct("$", node.args))
-            node.answer = ans
-            node.ground = is_ground(ans)
+            # A ground answer cannot change any more, so it is kept by reference (a
+            # finished derivation is never undone); replay reuses only ground answers.
+            ans = Struct("$", node.args)
+            if is_ground(ans):
+                node.answer = ans
+                node.ground = True
+            else:
+                node.answer = None
+                node.ground = False
         if node is self.rp_cutnode:
             del self.cps[self.rp_fence + 1:]  # the regrown part is now committed
         return nxt
@@ -891,9 +897,8 @@ class Engine:
         from .terms import variant
         ancestor = path == self.rp_cut[:len(path)]
         same = variant(call, old.call)
-        if same and not ancestor and old.answer is not None:
-            ans = old.answer if old.ground else copy_term(old.answer)
-            if not unify(Struct("$", args), ans, self.trail):
+        if same and not ancestor and old.ground:
+            if not unify(Struct("$", args), old.answer, self.trail):
                 raise ReplayReject()
             self.plog = ((old, pn), self.plog)
             return nxt
@@ -1032,6 +1037,35 @@ def _rss() -> int:
             return int(f.read().split()[1]) * _PAGE
     except OSError:
         return 0
+
+
+def _snapshot(pred, args):
+    """The call as it was made: a copy whose unbound variables are fresh. Calls are
+    mostly atomic arguments and unbound outputs, so those are done without copy_term."""
+    if not args:
+        return atom(pred.name)
+    out = []
+    mapping = None
+    for a in args:
+        while type(a) is Var:
+            r = a.ref
+            if r is None:
+                break
+            a = r
+        ta = type(a)
+        if ta is Var:
+            if mapping is None:
+                mapping = {}
+            v = mapping.get(a)
+            if v is None:
+                v = mapping[a] = Var()
+            a = v
+        elif ta is Struct:
+            if mapping is None:
+                mapping = {}
+            a = copy_term(a, mapping)
+        out.append(a)
+    return Struct(pred.name, tuple(out))
 
 
 def _pick(cands, u):

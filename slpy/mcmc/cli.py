@@ -1,0 +1,92 @@
+"""The `slpy run` command (registered in slpy.cli)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+def _params(values):
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise click.BadParameter(f"{v!r}: use name=value", param_hint="-p")
+        k, val = v.split("=", 1)
+        out[k.strip()] = val.strip()
+    return out
+
+
+@click.command("run")
+@click.argument("prior", type=click.Path(dir_okay=False), required=False)
+@click.option("--data", type=click.Path(exists=True, dir_okay=False),
+              help="Training data (CSV with a header).")
+@click.option("--test", type=click.Path(exists=True, dir_okay=False),
+              help="Test data: per-row posterior class probabilities, acc_max, acc_prob.")
+@click.option("--holdout", type=float, help="Hold out this fraction of --data as test data.")
+@click.option("--class-col", help="The response column (default: `class`, else the last).")
+@click.option("--likelihood", type=click.Choice(["dirichlet", "normal"]),
+              help="Leaf likelihood (default: dirichlet for classes, normal for numbers).")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Override a prior parameter (repeatable).")
+@click.option("--query", default="cart(T)", show_default=True,
+              help="The prior's query; its one variable is the model.")
+@click.option("--iterations", "-n", type=int, default=10000, show_default=True)
+@click.option("--burn-in", type=int, default=0, show_default=True)
+@click.option("--thin", type=int, default=1, show_default=True)
+@click.option("--proposal", default="uc", show_default=True, help="uc, q0 or cycle:N.")
+@click.option("--temper", type=int, default=1, show_default=True,
+              help="Number of tempered chains (1: no tempering).")
+@click.option("--delta-t", type=float, default=0.2, show_default=True,
+              help="Heats 1/(1 + dT (i-1)).")
+@click.option("--chains", type=int, default=1, show_default=True,
+              help="Independent chains (each with its own tempered companions).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Processes running the chains (results do not depend on it).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--init", default="prior", show_default=True,
+              help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
+                   "holding a model term.")
+@click.option("--top", type=int, default=5, show_default=True,
+              help="How many of the most visited trees to show.")
+@click.option("--out", type=click.Path(file_okay=False),
+              help="Run directory (default: runs/<prior>-<data>-seed<S>).")
+@click.option("--resume", type=click.Path(exists=True, file_okay=False),
+              help="Continue the interrupted run in this directory.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def run_cmd(prior, data, test, holdout, class_col, likelihood, params, query, iterations,
+            burn_in, thin, proposal, temper, delta_t, chains, jobs, seed, init, top, out,
+            resume, quiet):
+    """Sample the posterior over models by proof-tree Metropolis-Hastings."""
+    from .run import run, RunError
+    from ..data import DataError
+    from ..logic.terms import PrologError
+    from ..logic.program import LoadErrors
+    if resume:
+        cfg, out = {}, resume
+    else:
+        if prior is None or data is None:
+            raise click.UsageError("give a PRIOR file and --data (or --resume DIR)")
+        if not Path(prior).is_file():
+            raise click.UsageError(f"{prior}: no such prior file")
+        out = out or str(Path("runs") / f"{Path(prior).stem}-{Path(data).stem}-seed{seed}")
+        cfg = dict(prior=str(prior), data=str(data), test=test, holdout=holdout,
+                   class_col=class_col, likelihood=likelihood, params=_params(params),
+                   query=query, iterations=iterations, burn_in=burn_in, thin=thin,
+                   proposal=proposal, temper=temper, delta_t=delta_t, chains=chains,
+                   jobs=jobs, seed=seed, init=init, top=top)
+    try:
+        summary = run(cfg, out, resume=bool(resume), quiet=quiet)
+    except (RunError, DataError, ValueError) as e:
+        raise click.ClickException(str(e).splitlines()[0])
+    except LoadErrors as e:
+        raise click.ClickException(str(e))
+    except PrologError as e:
+        raise click.ClickException(f"the prior raised an error: {e}")
+    if not quiet:
+        click.echo(Path(out, "summary.txt").read_text().rstrip())
+        click.echo(f"\nrun directory: {out}")
+        if summary.get("interrupted"):
+            click.echo(f"interrupted: continue with  slpy run --resume {out}")
+    if summary.get("interrupted"):
+        sys.exit(130)

@@ -1,0 +1,302 @@
+"""`slpy run`: prepare data and prior, run the chains, write the run directory."""
+from __future__ import annotations
+
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..runs import RunDir, accuracy_figures
+from .chain import run_chain, written_rows
+
+DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
+                burn_in=0, thin=1, proposal="uc", temper=1, delta_t=0.2, chains=1, jobs=1,
+                seed=0, init="prior", test=None, holdout=None, class_col=None, alpha=1.0,
+                top=5)
+
+
+class RunError(Exception):
+    """A bad setting or input: the message is one line for the user."""
+
+
+def load_data(cfg):
+    from ..data import load_csv, train_test_split
+    regression = cfg.get("likelihood") == "normal"
+    train = load_csv(cfg["data"], class_col=cfg.get("class_col"), regression=regression)
+    test = None
+    if cfg.get("test"):
+        test = load_csv(cfg["test"], class_col=cfg.get("class_col"), regression=regression)
+    elif cfg.get("holdout"):
+        rng = np.random.default_rng(np.random.SeedSequence([cfg["seed"], 7]))
+        train, test = train_test_split(train, cfg["holdout"], rng)
+    return train, test
+
+
+def build_model(cfg, train):
+    from ..logic.program import Program
+    from ..trees import make_likelihood
+    from .model import PosteriorModel
+    p = Program()
+    p.consult(cfg["prior"])
+    for k, v in cfg.get("params", {}).items():
+        p.set_param(k, _param_term(p, v))
+    p.attach_data(train)
+    lik_name = cfg.get("likelihood") or ("normal" if train.task == "regression"
+                                         else "dirichlet")
+    hyper = {"alpha": cfg.get("alpha", 1.0)} if lik_name == "dirichlet" else {}
+    lik = make_likelihood(lik_name, train, **hyper)
+    return PosteriorModel(p, cfg["query"], lik)
+
+
+def _param_term(p, v):
+    if not isinstance(v, str):
+        return v
+    term, _ = p.parse_query(v)
+    return term
+
+
+def _init_term(cfg, model, train):
+    init = cfg.get("init") or "prior"
+    if init == "prior":
+        return None
+    if init == "greedy":
+        from ..trees.greedy import greedy_tree
+        return greedy_tree(model.rowsets, train, min_leaf=int(cfg["params"].get(
+            "min_leaf", 5)))
+    text = Path(init).read_text()
+    term, _ = model.program.parse_query(text.strip().rstrip("."))
+    return term
+
+
+def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool = True):
+    """Run one chain in this process and summarise it (what crosses processes must not
+    hold Prolog terms, whose row-set ids are this process's own)."""
+    from ..trees.model import Tree
+    train, test = load_data(cfg)
+    model = build_model(cfg, train)
+    cfg = dict(cfg)
+    cfg["init_term"] = _init_term(cfg, model, train)
+    progress = None if quiet else _progress_printer(cfg, index)
+    res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows, progress)
+    if progress is not None:
+        progress.close()
+    top = sorted(res.visits.items(), key=lambda kv: (-kv[1].count, kv[1].id))[:cfg["top"]]
+    trees = {key: Tree.from_term(v.term, model.rowsets, train, cfg.get("alpha", 1.0))
+             for key, v in top}
+    best_tree = Tree.from_term(res.best[2], model.rowsets, train, cfg.get("alpha", 1.0)) \
+        if res.best[2] is not None else None
+    pred = None
+    if test is not None and res.kept and train.task == "classification":
+        total = np.zeros((test.n_rows, train.n_classes))
+        for key, v in res.visits.items():
+            t = trees.get(key) or Tree.from_term(v.term, model.rowsets, train,
+                                                 cfg.get("alpha", 1.0))
+            total += v.count * t.predict_proba(test.X)
+        pred = total / res.kept
+    for v in res.visits.values():
+        v.term = None
+    res.best = (res.best[0], res.best[1], None)
+    return {"result": res, "trees": trees, "best_tree": best_tree, "pred": pred,
+            "y_test": None if test is None else test.y, "classes": train.classes}
+
+
+def _progress_printer(cfg, index):
+    return Progress(cfg["iterations"], f"chain {index}")
+
+
+class Progress:
+    """A tqdm bar on a terminal; plain periodic lines otherwise."""
+
+    def __init__(self, total, label):
+        self.total = total
+        self.label = label
+        self.tty = sys.stderr.isatty()
+        self.bar = None
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        if self.tty:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc=label, unit="it", mininterval=0.5,
+                            file=sys.stderr)
+
+    def __call__(self, done, state, res):
+        now = time.perf_counter()
+        if self.bar is not None:
+            if now - self.last > 0.5 or done == self.total:
+                self.bar.update(done - self.bar.n)
+                self.bar.set_postfix(loglik=f"{state.log_lik:.2f}",
+                                     acc=f"{res.accepted / done:.2f}", refresh=False)
+                self.last = now
+        elif now - self.last > 10 or done == self.total:
+            rate = done / max(now - self.t0, 1e-9)
+            sys.stderr.write(f"{self.label}: {done}/{self.total} it, {rate:.0f} it/s, "
+                             f"log-lik {state.log_lik:.2f}, acceptance "
+                             f"{res.accepted / done:.3f}\n")
+            self.last = now
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(cfg: dict, out, resume: bool = False, quiet: bool = False) -> dict:
+    """Run (or resume) the chains of cfg into the run directory `out`."""
+    from .. import __version__
+    from ..data import dataset_hash
+    rd = RunDir(out)
+    if resume:
+        saved = rd.read_json("config.json")
+        cfg = {k: v for k, v in saved.items() if k not in ("slpy_version", "data_hash",
+                                                           "python", "command")}
+    else:
+        cfg = {**DEFAULTS, **cfg}
+    _check(cfg)
+    train, test = load_data(cfg)
+    cfg_out = dict(cfg, slpy_version=__version__, data_hash=dataset_hash(train),
+                   python=platform.python_version())
+    rd.write_config(cfg_out)
+    resume_rows = [written_rows(rd.file(f"chain_{i}") / "trace.csv") if resume else 0
+                   for i in range(cfg["chains"])]
+    t0 = time.perf_counter()
+    jobs = cfg["jobs"]
+    if jobs == 1 or cfg["chains"] == 1:
+        outs = [chain_job(cfg, i, str(out), resume_rows[i], quiet or cfg["chains"] > 1)
+                for i in range(cfg["chains"])]
+    else:
+        from joblib import Parallel, delayed
+        outs = Parallel(n_jobs=jobs)(delayed(chain_job)(cfg, i, str(out), resume_rows[i])
+                                    for i in range(cfg["chains"]))
+    seconds = time.perf_counter() - t0
+    summary, text = summarise(cfg, outs, seconds)
+    _write_outputs(rd, cfg, outs, summary, text)
+    return summary
+
+
+def _check(cfg):
+    for k in ("iterations", "chains", "jobs", "thin", "temper"):
+        if int(cfg[k]) < 1:
+            raise RunError(f"--{k.replace('_', '-')} must be at least 1")
+    if int(cfg["burn_in"]) < 0 or int(cfg["burn_in"]) >= int(cfg["iterations"]):
+        raise RunError("--burn-in must be at least 0 and below --iterations")
+    if cfg.get("holdout") is not None and not 0 < float(cfg["holdout"]) < 1:
+        raise RunError("--holdout must be a fraction between 0 and 1")
+    from .kernel import make_proposal
+    try:
+        make_proposal(cfg["proposal"])
+    except ValueError as e:
+        raise RunError(str(e))
+
+
+def summarise(cfg, outs, seconds):
+    from ..trees.model import Tree
+    merged: dict = {}
+    for o in outs:
+        r = o["result"]
+        for key in r.order:
+            v = r.visits[key]
+            m = merged.setdefault(key, {"count": 0, "log_lik": v.log_lik, "leaves": v.leaves,
+                                        "depth": v.depth})
+            m["count"] += v.count
+    kept = sum(o["result"].kept for o in outs)
+    iters = sum(o["result"].iterations for o in outs)
+    accepted = sum(o["result"].accepted for o in outs)
+    ranked = sorted(merged.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+    best = max(outs, key=lambda o: o["result"].best[0])
+    swaps = {}
+    for o in outs:
+        for k, (n, a) in o["result"].swaps.items():
+            s = swaps.setdefault(k, [0, 0])
+            s[0] += n
+            s[1] += a
+    summary = {
+        "iterations": iters, "kept": kept, "chains": len(outs),
+        "acceptance_rate": accepted / iters if iters else 0.0,
+        "replay_failures": sum(o["result"].replay_failures for o in outs),
+        "swap_rates": {k: (a / n if n else None) for k, (n, a) in sorted(swaps.items())},
+        "best_log_lik": best["result"].best[0], "best_model": best["result"].best[1],
+        "unique_models": len(merged),
+        "top_models": [{"model": k, "prob": m["count"] / kept, "log_lik": m["log_lik"],
+                        "leaves": m["leaves"], "depth": m["depth"]}
+                       for k, m in ranked[:cfg["top"]]] if kept else [],
+        "seconds": round(seconds, 3),
+        "iterations_per_second": round(iters / seconds, 1) if seconds else None,
+        "interrupted": any(o["result"].interrupted for o in outs),
+    }
+    preds = [o["pred"] for o in outs if o["pred"] is not None]
+    if preds:
+        p = np.mean(preds, axis=0)
+        summary.update(accuracy_figures(p, outs[0]["y_test"]))
+    lines = [f"slpy run: {cfg['prior']} on {cfg['data']}",
+             f"{iters} iterations in {seconds:.1f} s "
+             f"({summary['iterations_per_second']} it/s), {len(outs)} chain(s)"
+             + (" [interrupted]" if summary["interrupted"] else ""),
+             f"acceptance rate {summary['acceptance_rate']:.3f}"]
+    if summary["swap_rates"]:
+        lines.append("swap rates " + ", ".join(
+            f"{k}: {v:.3f}" for k, v in summary["swap_rates"].items() if v is not None))
+    lines.append(f"best log-likelihood {summary['best_log_lik']:.3f} "
+                 f"({summary['unique_models']} distinct models visited)")
+    if "acc_max" in summary:
+        lines.append(f"test accuracy: acc_max {summary['acc_max']:.4f}, "
+                     f"acc_prob {summary['acc_prob']:.4f}")
+    trees = {}
+    for o in outs:
+        trees.update(o["trees"])
+    for i, m in enumerate(summary["top_models"], 1):
+        lines.append("")
+        lines.append(f"#{i}: posterior {m['prob']:.4f}, log-likelihood {m['log_lik']:.3f}, "
+                     f"{m['leaves']} leaves")
+        t = trees.get(m["model"])
+        if t is not None:
+            lines.append(str(t))
+    bt = best["best_tree"]
+    if bt is not None:
+        lines.append("")
+        lines.append(f"highest likelihood (MAP under a uniform prior): "
+                     f"{summary['best_log_lik']:.3f}")
+        lines.append(str(bt))
+    return summary, "\n".join(lines)
+
+
+def _write_outputs(rd, cfg, outs, summary, text):
+    merged: dict = {}
+    for o in outs:
+        r = o["result"]
+        for key in r.order:
+            v = r.visits[key]
+            m = merged.setdefault(key, {"model": key, "count": 0, "log_lik": v.log_lik,
+                                        "leaves": v.leaves, "depth": v.depth})
+            m["count"] += v.count
+    kept = max(1, summary["kept"])
+    rows = sorted(merged.values(), key=lambda m: (-m["count"], m["model"]))
+    for m in rows:
+        m["prob"] = m["count"] / kept
+    rd.write_models(rows)
+    timing_free = {k: v for k, v in summary.items()
+                   if k not in ("seconds", "iterations_per_second")}
+    rd.write_summary(dict(timing_free, timing={"seconds": summary["seconds"],
+                                               "iterations_per_second":
+                                                   summary["iterations_per_second"]}), text)
+    preds = [o["pred"] for o in outs if o["pred"] is not None]
+    if preds:
+        rd.write_predictions(outs[0]["classes"], np.mean(preds, axis=0), outs[0]["y_test"])
+    for o in outs:
+        # the chain's model ids, so its trace (which names models by id) can be read back
+        r = o["result"]
+        cd = RunDir(rd.path / f"chain_{r.index}")
+        with open(cd.file("models.csv"), "w", newline="") as f:
+            import csv
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["id", "model", "count", "log_lik"])
+            for key in r.order:
+                v = r.visits[key]
+                w.writerow([v.id, key, v.count, repr(round(v.log_lik, 10))])
+        for i, (key, t) in enumerate(sorted(o["trees"].items(),
+                                            key=lambda kv: -merged[kv[0]]["count"])):
+            if i == 0 and o["result"].index == 0:
+                rd.write_tree("top", t)
+        if o["best_tree"] is not None and o is max(outs, key=lambda x: x["result"].best[0]):
+            rd.write_tree("best", o["best_tree"])
