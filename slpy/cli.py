@@ -307,7 +307,15 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
         names = _fresh_names(inst)
         text = term_to_text(inst, quoted=True, ops=p.ops, var_names=names)
         if fmt == "text":
-            out.write(text + "\n")
+            trees = _model_trees(p, values, varnames) if data else []
+            if trees:
+                # with data, a model term is shown as the tree it stands for
+                out.write(f"% sample {_ + 1}: log p = {logp:.4f}\n")
+                for t in trees:
+                    out.write(str(t) + "\n")
+                out.write("\n")
+            else:
+                out.write(text + "\n")
             continue
         from .logic.proof import build_tree
         bindings = {n: term_to_text(values[v], quoted=True, ops=p.ops, var_names=names)
@@ -317,6 +325,21 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
         out.write(json.dumps(rec) + "\n")
     out.flush()
     return 0
+
+
+def _model_trees(program, values, varnames):
+    """The answer variables bound to model terms, as Tree objects."""
+    from .trees.model import Tree, leaf_row_ids, ModelTermError
+    out = []
+    for n, v in varnames.items():
+        if n.startswith("_"):
+            continue
+        try:
+            leaf_row_ids(values[v])
+        except ModelTermError:
+            continue
+        out.append(Tree.from_term(values[v], program.rowsets, program.dataset))
+    return out
 
 
 # -- check ------------------------------------------------------------------------------------
@@ -484,6 +507,19 @@ def check(files, strict, timeout):
         click.echo("no problems found")
     return 1 if ne or (strict and nw) else 0
 
+
+def _register_commands():
+    # the MCMC and exact back ends define their own commands
+    from .mcmc.cli import run_cmd
+    main.add_command(run_cmd, "run")
+    try:
+        from .pcfg.cli import exact
+    except ImportError:  # the exact back end is optional while it is being built
+        return
+    main.add_command(exact, "exact")
+
+
+_register_commands()
 
 if __name__ == "__main__":
     main()

@@ -196,8 +196,91 @@ def goal_frame_code(gen: _Gen, goal, nxt: str, ind: int) -> str:
         cp = gen.const(control[(name, arity)])
         built = [gen.build(x, ind) for x in args]
         return f"({cp}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"
+    if arity == 2 and name in _ARITH_GOALS:
+        fast = _arith_goal_frame(gen, name, args, nxt, ind)
+        if fast is not None:
+            return fast
     pk = gen.const(ctx.db.get(name, arity))
     built = [gen.build(x, ind) for x in args]
+    return f"({pk}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"
+
+
+# -- arithmetic compiled to Python --------------------------------------------------------
+# `X is Expr`, the comparisons and computed labels become Python expressions calling the
+# evaluator's own functions (same results and errors), instead of building the
+# expression term and walking it on every call. Anything else falls back to the
+# general evaluator.
+
+_ARITH_GOALS = {"is": None, "<": "<", ">": ">", "=<": "<=", ">=": ">=", "=:=": "==",
+                "=\\=": "!="}
+
+
+def _num_fn():
+    from .arith import eval_arith
+
+    def _n(t):
+        while type(t) is Var:
+            r = t.ref
+            if r is None:
+                break
+            t = r
+        if type(t) is int or type(t) is float:
+            return t
+        return eval_arith(t)
+    return _n
+
+
+def arith_code(gen, t, ind, used: list):
+    """Python text computing arithmetic term t, or None; `used` collects variables."""
+    from .arith import FUNCTIONS
+    t = deref(t)
+    tt = type(t)
+    if tt is int:
+        return repr(t)
+    if tt is float:
+        return gen.const(t)
+    if tt is Var:
+        name = gen.build(t, ind)
+        if t not in used:
+            used.append(t)
+        return f"_n({name})"
+    if tt is Struct and len(t.args) in (1, 2):
+        fn = FUNCTIONS.get((t.name, len(t.args)))
+        if fn is None:
+            return None
+        parts = [arith_code(gen, a, ind, used) for a in t.args]
+        if any(p is None for p in parts):
+            return None
+        return f"{gen.const(fn)}({', '.join(parts)})"
+    return None
+
+
+def _arith_goal_frame(gen, name, args, nxt, ind):
+    from .db import Pred, DET
+    used: list = []
+    if name == "is":
+        rhs = arith_code(gen, args[1], ind, used)
+        if rhs is None or type(deref(args[1])) is not Struct:
+            return None
+        target = gen.build(args[0], ind)
+        body = f"return unify(X, {rhs}, eng.trail)"
+        params = ["X"]
+        frame_args = [target]
+    else:
+        a = arith_code(gen, args[0], ind, used)
+        b = arith_code(gen, args[1], ind, used)
+        if a is None or b is None:
+            return None
+        body = f"return {a} {_ARITH_GOALS[name]} {b}"
+        params, frame_args = [], []
+    names = [gen.name(v) for v in used]
+    src = f"def goal(eng, {', '.join(params + names)}):\n    {body}\n"
+    ns = {"unify": unify, "_n": _num_fn(), **gen.consts}
+    exec(compile(src, "<arith>", "exec"), ns)
+    pred = Pred(name, 2)
+    pred.kind, pred.fn, pred.defined, pred.builtin = DET, ns["goal"], True, True
+    pk = gen.const(pred)
+    built = frame_args + names
     return f"({pk}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"
 
 
@@ -218,6 +301,7 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
         gexpr = gen.build(guard, ind)
         gen.emit(ind, f"if g is not None and not unify(g, {gexpr}, trail): return None")
     goals = flatten_conj(body) if body is not None else []
+    goals = [_auxiliary(ctx, g) for g in goals]
     # argument construction is emitted in source order (fresh variables appear in
     # text order); the frames are then chained from the last goal back to the first
     exprs = [goal_frame_code(gen, goal, "@NEXT@", ind) for goal in goals]
@@ -225,17 +309,85 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
         if e != "@NEXT@":      # `true` adds no frame
             gen.emit(ind, "nxt = " + e.replace("@NEXT@", "nxt"))
     if labelled:
-        lab = gen.build(label, ind)
+        lab = arith_code(gen, label, ind, []) if type(deref(label)) is Struct else None
+        if lab is None:
+            lab = gen.build(label, ind)
         gen.emit(ind, f"return ({lab}, nxt)")
         sig = "a, g, nxt, cb, pn, trail"
     else:
         gen.emit(ind, "return nxt")
         sig = "a, nxt, cb, pn, trail"
     src = f"def clause_fn({sig}):\n" + "\n".join(gen.lines) + "\n"
-    ns = {"Var": Var, "Struct": Struct, "unify": unify, "C_call": ctx.control[("call", 1)],
+    ns = {"Var": Var, "Struct": Struct, "unify": unify, "_n": _num_fn(),
+          "C_call": ctx.control[("call", 1)],
           "C_cut": ctx.control[("!", 0)], "C_gcall": ctx.control[("::", 2)]}
     ns.update(gen.consts)
     exec(compile(src, "<clause>", "exec"), ns)
     fn = ns["clause_fn"]
     fn.source = src
     return fn
+
+
+# -- control constructs compiled to auxiliary predicates ---------------------------------
+# A cut-free (C -> T ; E), (A ; B), (C -> T) or \+ G in a body becomes a call of a new
+# predicate with one clause per branch, so it runs as compiled clauses with indexing
+# instead of being interpreted on every call. Constructs that contain a cut or a
+# variable goal keep the runtime path, which is transparent to cut.
+
+def _has_cut_or_var(t) -> bool:
+    stack = [t]
+    while stack:
+        g = deref(stack.pop())
+        if type(g) is Var:
+            return True
+        if type(g) is Atom and g.name == "!":
+            return True
+        if type(g) is Struct:
+            if len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
+                stack.extend(g.args)
+            elif len(g.args) == 1 and g.name == "\\+":
+                stack.append(g.args[0])
+            elif g.name in ("call", "findall", "forall", "catch", "bagof", "setof",
+                            "aggregate_all", "\\+", "not"):
+                continue  # opaque to cut
+    return False
+
+
+def _auxiliary(ctx, g):
+    g = deref(g)
+    if type(g) is not Struct:
+        return g
+    name, n = g.name, len(g.args)
+    if not ((n == 2 and name in (";", "->", "|")) or (n == 1 and name == "\\+")):
+        return g
+    if name == ";" and type(deref(g.args[0])) is Struct and \
+            deref(g.args[0]).name == "*->":
+        return g
+    if _has_cut_or_var(g):
+        return g
+    from .terms import term_variables
+    vs = term_variables(g)
+    ctx.aux_count = getattr(ctx, "aux_count", 0) + 1
+    aux = f"$aux{ctx.aux_count}"
+    head = Struct(aux, tuple(vs)) if vs else Atom(aux)
+    cut = Atom("!")
+    if name == "\\+":
+        branches = [Struct(",", (g.args[0], Struct(",", (cut, Atom("fail"))))), None]
+    elif name == "->":
+        branches = [Struct(",", (g.args[0], Struct(",", (cut, g.args[1]))))]
+    else:
+        left = deref(g.args[0])
+        if type(left) is Struct and left.name == "->" and len(left.args) == 2:
+            branches = [Struct(",", (left.args[0], Struct(",", (cut, left.args[1])))),
+                        g.args[1]]
+        else:
+            branches = [g.args[0], g.args[1]]
+    pred = ctx.db.get(aux, len(vs))
+    from .db import Clause, first_arg_key
+    for b in branches:
+        fn = compile_clause(ctx, head, b)
+        c = Clause(head, b if b is not None else Atom("true"), fn,
+                   first_arg_key(deref(head.args[0])) if vs else None)
+        pred.add_last(c)
+    pred.library = True
+    return head

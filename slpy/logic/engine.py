@@ -21,6 +21,8 @@ from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, is_grou
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN, Pred
 from .proof import SNode, ProofNode, build_tree
 from ..lang.clauses import convert_body
+from .arith import eval_arith
+from .terms import variant
 from .builtins import UniformChoice
 
 # choice point kinds
@@ -583,7 +585,6 @@ class Engine:
     # -- stochastic choice points ----------------------------------------------------------
     def _label_value(self, lab, clause):
         if type(lab) is not int and type(lab) is not float:
-            from .arith import eval_arith
             lab = eval_arith(lab)
         if type(lab) is float and not math.isfinite(lab) or lab < 0:
             raise PrologError(
@@ -894,9 +895,8 @@ class Engine:
                 self.mode = REPLAY
         del cps[self.rp_fence + 1:]  # kept choices are committed
         call = Struct(pred.name, args) if args else atom(pred.name)
-        from .terms import variant
         ancestor = path == self.rp_cut[:len(path)]
-        same = variant(call, old.call)
+        same = _same_call(args, old.call)
         if same and not ancestor and old.ground:
             if not unify(Struct("$", args), old.answer, self.trail):
                 raise ReplayReject()
@@ -1037,6 +1037,43 @@ def _rss() -> int:
             return int(f.read().split()[1]) * _PAGE
     except OSError:
         return 0
+
+
+def _same_call(args, old):
+    """variant(call, old snapshot), with a fast path for calls of atomic arguments, ground
+    row-set handles and at most one unbound variable (the usual shape)."""
+    oargs = old.args if type(old) is Struct else ()
+    if len(oargs) != len(args):
+        return False
+    nvars = 0
+    for a, b in zip(args, oargs):
+        while type(a) is Var:
+            r = a.ref
+            if r is None:
+                break
+            a = r
+        ta = type(a)
+        if ta is not type(b):
+            return False
+        if ta is Var:
+            nvars += 1
+        elif ta is Struct:
+            # one level of atomic arguments, e.g. rows(17): compare directly
+            aa, ba = a.args, b.args
+            if a.name != b.name or len(aa) != len(ba):
+                return False
+            for x, y in zip(aa, ba):
+                x = deref(x)
+                if type(x) is not type(y) or type(x) is Var or type(x) is Struct:
+                    return variant(Struct("$", args), Struct("$", oargs))
+                if x != y:
+                    return False
+        elif ta is Atom:
+            if a is not b:
+                return False
+        elif a != b:
+            return False
+    return nvars <= 1 or variant(Struct("$", args), Struct("$", oargs))
 
 
 def _snapshot(pred, args):

@@ -14,8 +14,10 @@ append(ListOfLists, List) :- '$append_all'(ListOfLists, List).
 '$append_all'([], []).
 '$append_all'([L|Ls], As) :- append(L, Ws, As), '$append_all'(Ls, Ws).
 
-member(X, [X|_]).
-member(X, [_|T]) :- member(X, T).
+% member/2 leaves no choice point at the last element (as SWI-Prolog's)
+member(El, [H|T]) :- '$member'(T, El, H).
+'$member'(_, El, El).
+'$member'([H|T], El, _) :- '$member'(T, El, H).
 
 select(X, [X|T], T).
 select(X, [H|T], [H|R]) :- select(X, T, R).

@@ -57,7 +57,10 @@ def _params(values):
 def run_cmd(prior, data, test, holdout, class_col, likelihood, params, query, iterations,
             burn_in, thin, proposal, temper, delta_t, chains, jobs, seed, init, top, out,
             resume, quiet):
-    """Sample the posterior over models by proof-tree Metropolis-Hastings."""
+    """Sample the posterior over trees (proof-tree MCMC).
+
+    Metropolis-Hastings that prunes the proof tree of the current model at a choice
+    point and regrows it from the prior, optionally with tempering."""
     from .run import run, RunError
     from ..data import DataError
     from ..logic.terms import PrologError

@@ -222,7 +222,9 @@ def summarise(cfg, outs, seconds):
                         "leaves": m["leaves"], "depth": m["depth"]}
                        for k, m in ranked[:cfg["top"]]] if kept else [],
         "seconds": round(seconds, 3),
-        "iterations_per_second": round(iters / seconds, 1) if seconds else None,
+        # sampling speed: iterations over the chains' own time (loading excluded)
+        "iterations_per_second": round(iters / max(sum(o["result"].seconds for o in outs),
+                                                   1e-9), 1),
         "interrupted": any(o["result"].interrupted for o in outs),
     }
     preds = [o["pred"] for o in outs if o["pred"] is not None]

@@ -108,6 +108,30 @@ def _liveness(order, ptr, left, right, expanded, reach, keyed, max_depth, mode,
 
 
 @kernel
+def _set_counts(rows, off, src, XT, y, n_classes, par, pfeat, pthr, pleft):
+    """Class counts of every row set [n, n_classes]. Set j with ``src[j] >= 0`` owns
+    ``rows[off[src[j]]:off[src[j] + 1]]``; any other set is the side ``pleft[j]`` of
+    the split (pfeat[j], pthr[j]) of its parent ``par[j]``, whose rows are listed."""
+    n = src.shape[0]
+    out = np.zeros((n, n_classes), dtype=np.int64)
+    for j in range(n):
+        k = src[j]
+        if k >= 0:
+            for i in range(off[k], off[k + 1]):
+                out[j, y[rows[i]]] += 1
+        else:
+            k = src[par[j]]
+            f = pfeat[j]
+            t = pthr[j]
+            want = pleft[j]
+            for i in range(off[k], off[k + 1]):
+                r = rows[i]
+                if (XT[f, r] <= t) == want:
+                    out[j, y[r]] += 1
+    return out
+
+
+@kernel
 def _inside(order, ptr, left, right, reach, alive, keyed, log_stop, log_split, leaf):
     """Inside scores I[j, d] = log(sum over derivations of weights x leaf factors):
     I = log(exp(stop + leaf[j]) + sum_s exp(split + I[l_s] + I[r_s]))."""
@@ -198,6 +222,12 @@ def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, i
             expanded = stack_e[top]
             if stamp[j, d] == i:
                 continue
+            z = ins[j, d]
+            if z == NEG_INF:        # a dead child: no mass ever reaches it
+                for c in range(C):
+                    memo[j, d, c] = 0.0
+                stamp[j, d] = i
+                continue
             dc = d + 1 if keyed else d
             w = log_split[j, d]
             if not expanded:
@@ -219,14 +249,12 @@ def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, i
                 if w > NEG_INF:
                     for s in range(ptr[j], ptr[j + 1]):
                         c = left[s] if X[i, feat[s]] <= thr[s] else right[s]
-                        if stamp[c, dc] != i and ins[left[s], dc] > NEG_INF \
-                                and ins[right[s], dc] > NEG_INF:
+                        if stamp[c, dc] != i:
                             stack_j[top] = c
                             stack_d[top] = dc
                             stack_e[top] = False
                             top += 1
                 continue
-            z = ins[j, d]
             p0 = math.exp(log_stop[j, d] + leaf[j] - z)
             for c in range(C):
                 memo[j, d, c] = p0 * leaf_pred[j, c]

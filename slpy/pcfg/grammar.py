@@ -129,7 +129,7 @@ class TreeGrammar:
                 first.sort()
                 f, t, lr, rr = f[first], t[first], lr[first], rr[first]
             parts.append((f, t, lr, rr))
-            kids = np.concatenate([lr, rr])
+            kids = np.column_stack([lr, rr]).ravel()   # siblings side by side in memory
             if kids.max() >= len(local):
                 grown = np.full(max(2 * len(local), len(rs)), -1, dtype=np.int64)
                 grown[:len(local)] = local
@@ -235,6 +235,37 @@ class TreeGrammar:
         lo, hi = int(self.ptr[j]), int(self.ptr[j + 1])
         hit = np.nonzero((self.feat[lo:hi] == f) & (self.thr[lo:hi] == t))[0]
         return lo + int(hit[0]) if len(hit) else -1
+
+    def class_counts(self) -> np.ndarray:
+        """Class counts of every row set, int64 [n_rowsets, n_classes], in one kernel
+        call: listed sets count their own rows, the others (never split: their depth
+        reached max_depth) a side of a parent's rows."""
+        rs = self.rowsets
+        ds = rs.dataset
+        if ds.task != "classification":
+            raise TypeError("class counts need a classification dataset")
+        n = self.n_rowsets
+        src = np.full(n, -1, dtype=np.int64)
+        listed = np.flatnonzero(self.expanded)
+        src[listed] = np.arange(len(listed))
+        parts = [rs.rows(int(self.rid[j])) for j in listed]
+        off = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=off[1:])
+        rows = np.concatenate(parts) if parts else np.empty(0, np.int32)
+        par = np.zeros(n, dtype=np.int64)
+        pfeat = np.zeros(n, dtype=np.int64)
+        pthr = np.zeros(n, dtype=np.float64)
+        pleft = np.zeros(n, dtype=np.bool_)
+        parent = np.repeat(np.arange(n), np.diff(self.ptr))
+        # any parent will do: every parent with splits has its rows listed
+        for is_left, kids in ((False, self.right), (True, self.left)):
+            par[kids] = parent
+            pfeat[kids] = self.feat
+            pthr[kids] = self.thr
+            pleft[kids] = is_left
+        XT = np.ascontiguousarray(ds.X.T)
+        return K._set_counts(rows, off, src, XT, ds.y, ds.n_classes, par, pfeat, pthr,
+                             pleft)
 
     def memory_bytes(self) -> int:
         arrays = (self.rid, self.size, self.ptr, self.left, self.right, self.feat,

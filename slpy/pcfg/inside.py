@@ -80,8 +80,9 @@ class TreePosterior:
 
     def class_counts(self) -> np.ndarray:
         """Class counts of every row set of the grammar, int64 [n_rowsets, n_classes]."""
-        rs = self.rowsets
-        return np.stack([rs.class_counts(int(r)) for r in self.grammar.rid])
+        if getattr(self, "_counts", None) is None:
+            self._counts = self.grammar.class_counts()
+        return self._counts
 
     def _inside(self, leaf) -> np.ndarray:
         g = self.grammar
