@@ -159,8 +159,10 @@ def test_sample_with_data():
     args = ("sample", prior, "--data", data, "-n", "3", "--seed", "2")
     r = cli(*args)
     assert r.exit_code == 0, r.stderr
-    lines = r.stdout.splitlines()
-    assert len(lines) == 3 and all(x.startswith("cart(") for x in lines)
+    # with data, each sampled model prints as the tree it stands for
+    blocks = r.stdout.strip().split("\n\n")
+    assert len(blocks) == 3 and all(b.startswith("% sample ") for b in blocks)
+    assert all(("if " in b and "<=" in b) or "setosa" in b for b in blocks)
     assert cli(*args).stdout == r.stdout
     assert "--data" in _one_line_error(cli(*args, "--target", "no_such_column"), 2)
     assert "--data" in _one_line_error(cli("sample", prior, "--target", "class"), 2)

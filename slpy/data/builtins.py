@@ -180,3 +180,62 @@ def has_split(eng, r, m):
     """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
     _state(eng)
     return _split_choice(eng, row_id(r), _int(m)).n > 0
+
+
+def _forbidden(eng, t):
+    """F-(Lo-Hi) items: thresholds Lo =< T < Hi of feature F are excluded."""
+    from ..logic.terms import list_items
+    from ..logic.arith import eval_arith
+    out = []
+    for it in list_items(t)[0]:
+        it = deref(it)
+        if not (type(it) is Struct and it.name == "-" and len(it.args) == 2):
+            raise type_error("forbidden_interval", it)
+        iv = deref(it.args[1])
+        if not (type(iv) is Struct and iv.name == "-" and len(iv.args) == 2):
+            raise type_error("forbidden_interval", it)
+        out.append((_feature(eng, it.args[0]), float(eval_arith(iv.args[0])),
+                    float(eval_arith(iv.args[1]))))
+    return tuple(sorted(set(out)))
+
+
+def _split_choice_except(eng, rid, min_leaf, forbidden) -> UniformChoice:
+    if not forbidden:
+        return _split_choice(eng, rid, min_leaf)
+    key = (rid, min_leaf, forbidden)
+    u = eng.split_cache.get(key)
+    if u is None:
+        full = _split_choice(eng, rid, min_leaf)
+        sl = eng.rowsets.valid_splits(rid, min_leaf)
+        feats, thrs = sl.features, sl.thresholds
+        keep = np.ones(len(sl), bool)
+        for f, lo, hi in forbidden:
+            keep &= ~((feats == f) & (thrs >= lo) & (thrs < hi))
+        allowed = np.nonzero(keep)[0]
+        pos = {int(j): i for i, j in enumerate(allowed)}
+
+        def index_of(k):
+            j = full.index_of(k)
+            return None if j is None else pos.get(j)
+
+        u = UniformChoice(len(allowed), lambda i: full.value(int(allowed[i])),
+                          lambda i: full.key(int(allowed[i])), index_of)
+        eng.split_cache[key] = u
+    return u
+
+
+@det("count_splits_except", 4)
+def count_splits_except(eng, r, m, forbidden, n):
+    """count_splits_except(R, MinLeaf, Forbidden, N): valid splits of R whose threshold
+    lies in none of the Forbidden intervals F-(Lo-Hi) (Lo =< T < Hi)."""
+    _state(eng)
+    return eng.unify(n, _split_choice_except(eng, row_id(r), _int(m),
+                                             _forbidden(eng, forbidden)).n)
+
+
+@stochastic("uniform_split_except", 4)
+def uniform_split_except(eng, r, m, forbidden, s):
+    """uniform_split_except(R, MinLeaf, Forbidden, S): uniform_split/3 restricted to the
+    splits outside the Forbidden intervals."""
+    _state(eng)
+    return s, _split_choice_except(eng, row_id(r), _int(m), _forbidden(eng, forbidden))

@@ -11,9 +11,11 @@ observed values, a tree learnt on bucketed data routes a raw new row exactly as 
 routes the bucketed row: for every threshold t = r_j (never the largest), x <= r_j
 if and only if bucket(x) <= r_j. Features with at most K values are left alone.
 
-Methods: ``quantile`` (equal-frequency: r_j is the (j/K)-quantile of the training
-values, ties merge buckets) and ``uniform`` (equal-width bins, r_j is the largest
-training value in bin j).
+Methods: ``uniform`` (the default: K equal-width bins over the training range, r_j
+the largest training value in bin j; empty bins drop out) and ``quantile``
+(equal-frequency: r_j is the (j/K)-quantile of the training values, ties merge
+buckets). The paper does not say which it used; equal-width bins reproduce its
+7-node MAP tree on Iris (Table 3), equal-frequency bins give an 11-node one.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ class Bucketer:
     any matrix with the same columns. ``representatives_[f]`` is None for a feature
     that keeps its values."""
 
-    def __init__(self, k: int = 10, method: str = "quantile"):
+    def __init__(self, k: int = 10, method: str = "uniform"):
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 2:
             raise ValueError(f"the number of buckets must be an integer >= 2, not {k!r}")
         if method not in METHODS:
@@ -83,7 +85,7 @@ class Bucketer:
                 if r is not None}
 
 
-def bucket_dataset(ds: Dataset, k: int = 10, method: str = "quantile"
+def bucket_dataset(ds: Dataset, k: int = 10, method: str = "uniform"
                    ) -> tuple[Dataset, Bucketer]:
     """Bucket the predictors of ``ds`` to at most ``k`` values each."""
     b = Bucketer(k, method).fit(ds.X)

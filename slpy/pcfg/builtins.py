@@ -28,7 +28,7 @@ from ..logic.terms import Var, Atom, Struct, deref, instantiation_error, type_er
     domain_error
 from ..data.builtins import row_id, rows_term, _state, _threshold_term
 
-__all__ = ["phi_table", "parse_spec"]
+__all__ = ["phi_table", "parse_spec", "share_table"]
 
 
 def parse_spec(g) -> tuple[float, int | None, int]:
@@ -65,6 +65,14 @@ def _depth(t) -> int:
     if t < 0:
         raise domain_error("not_less_than_zero", t)
     return t
+
+
+def share_table(eng, grammar, q0) -> None:
+    """Let the builtins use a phi grammar (and its Q0 table) built elsewhere."""
+    p = grammar.params
+    key = (grammar.rowsets.uid, int(grammar.rid[0]), 0, p["log_phi"], p["max_depth"],
+           p["min_leaf"])
+    eng.__dict__.setdefault("pcfg_phi_tables", {})[key] = (grammar, q0)
 
 
 def phi_table(eng, spec, rid: int, depth: int):

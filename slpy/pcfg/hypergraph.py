@@ -20,9 +20,9 @@ from collections import Counter
 
 import numpy as np
 
-from ..logic.terms import Struct, deref, unify, undo_to, copy_term, resolve, is_ground
+from ..logic.terms import Struct, deref, unify, undo_to, copy_term, resolve, is_ground, mklist
 from .kbest import LazyKBest
-from .tabled import TabledGrammar, CompileError, variant_key
+from .tabled import TabledGrammar, CompileError, variant_key, unpack
 
 __all__ = ["TabledPosterior"]
 
@@ -168,14 +168,14 @@ class TabledPosterior:
     def answer(self, deriv) -> dict:
         """The query's bindings (name -> term) that a derivation yields."""
         t = self._answer(deriv)
-        return dict(zip(self.g.query_vars, t.args))
+        return dict(zip(self.g.query_vars, unpack(t.args[0])))
 
     def _answer(self, deriv):
         i, k, kids = deriv
         snap = copy_term(self.g.prods[i][k].snapshot)
         tmpl, calls = snap.args
         trail: list = []
-        for call, kid in zip(calls.args, kids):
+        for call, kid in zip(unpack(calls), kids):
             if not unify(call, self._answer(kid), trail):    # pragma: no cover
                 raise CompileError("a child's answer does not fit its call")
         return resolve(tmpl)
@@ -191,7 +191,7 @@ class TabledPosterior:
                 raise ValueError(f"the value of {n} must be ground")
             vals.append(bindings[n])
         memo: dict = {}
-        lp = self._match(0, Struct("$q", tuple(vals)), memo, not prior)
+        lp = self._match(0, Struct("$q", (mklist(vals),)), memo, not prior)
         return lp - (self.log_z_prior if prior else self.log_evidence)
 
     def _match(self, i, pattern, memo, with_factor):
@@ -212,7 +212,7 @@ class TabledPosterior:
             if not unify(snap.args[0], pattern, trail):
                 continue
             s = self.logq[i][k] + (self.factor[i][k] if with_factor else 0.0)
-            for c, call in zip(p.children, snap.args[1].args):
+            for c, call in zip(p.children, unpack(snap.args[1])):
                 s += self._match(c, resolve(call), memo, with_factor)
                 if s == -math.inf:
                     break

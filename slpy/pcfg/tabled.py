@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from ..logic.builtins import UniformChoice
 from ..logic.db import STOCH, SBUILTIN, USER
 from ..logic.terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, resolve,
-                           term_variables, PrologError, mklist, NIL)
+                           term_variables, PrologError, mklist, list_items)
 
 __all__ = ["CompileError", "NotInFragment", "Production", "TabledGrammar", "compile_slp",
            "variant_key"]
@@ -101,7 +101,7 @@ def variant_key(t) -> tuple:
 @dataclass
 class Production:
     """One production: ``weight`` (label x candidate weight), the child nonterminals,
-    and ``snapshot`` = '$p'(Template, '$ch'(Call_1, ..., Call_k)): the nonterminal's
+    and ``snapshot`` = '$p'(Template, [Call_1, ..., Call_k]): the nonterminal's
     answer with holes, and the calls whose answers fill them."""
     weight: float
     children: tuple
@@ -164,16 +164,52 @@ class _Compiler:
             self.queue.append(i)
         return i
 
-    def run(self, goal, varnames):
+    def start(self, goal, varnames) -> None:
         names = [n for n in varnames if not n.startswith("_")]
         self.g.query_vars = names
-        tmpl = Struct("$q", tuple(varnames[n] for n in names))
+        tmpl = Struct("$q", (mklist([varnames[n] for n in names]),))
         root = Struct("$query", (tmpl, goal))
         self.nt(root, "query", [(goal, "<query>")])
+
+    def run(self, goal, varnames):
+        self.start(goal, varnames)
         while self.queue:
             i = self.queue.popleft()
             self.g.prods[i] = self.expand(i)
         return self.g
+
+    def productions(self, i) -> list:
+        """The productions of nonterminal i, expanding it on first use."""
+        if self.g.prods[i] is None:
+            self.g.prods[i] = self.expand(i)
+        return self.g.prods[i]
+
+    def lazy_log_prob(self, values, i=0, memo=None) -> float:
+        """log probability that nonterminal i answers ``values`` (ground), expanding
+        only the nonterminals on the way and assuming every nonterminal has a
+        derivation (true of tree priors, whose nodes can always be leaves)."""
+        if memo is None:
+            memo = {}
+            values = Struct("$q", (mklist(list(values)),))
+        key = (i, variant_key(values))
+        if key in memo:
+            return memo[key]
+        prods = self.productions(i)
+        total = sum(p.weight for p in prods)
+        terms = []
+        for p in prods:
+            snap = copy_term(p.snapshot)
+            mark = len(self.trail)
+            if unify(snap.args[0], values, self.trail):
+                s = math.log(p.weight / total)
+                for c, call in zip(p.children, unpack(snap.args[1])):
+                    s += self.lazy_log_prob(resolve(call), c, memo)
+                terms.append(s)
+            undo_to(self.trail, mark)
+        m = max(terms, default=-math.inf)
+        out = m + math.log(sum(math.exp(t - m) for t in terms)) if m > -math.inf else m
+        memo[key] = out
+        return out
 
     def expand(self, i) -> list:
         term = copy_term(self.g.terms[i])
@@ -193,7 +229,7 @@ class _Compiler:
             try:
                 kids = self._run(goals)
                 if kids is not None:
-                    snap = copy_term(Struct("$p", (tmpl, Struct("$ch", tuple(c for _, c in kids)))))
+                    snap = copy_term(Struct("$p", (tmpl, mklist([c for _, c in kids]))))
                     out.append(Production(float(w), tuple(k for k, _ in kids), snap, origin))
             finally:
                 undo_to(self.trail, mark)
@@ -244,7 +280,7 @@ class _Compiler:
         b, rest = term.args
         b = deref(b)
         ctxs = self.g.ctx[i]
-        goals = [(g, ctx) for g, (_, ctx) in zip(rest.args, ctxs[1:])]
+        goals = [(g, ctx) for g, (_, ctx) in zip(unpack(rest), ctxs[1:])]
         pred = self.db.lookup(b.name, len(b.args))
         try:
             target, cands = pred.fn(self.eng, *b.args)
@@ -299,7 +335,7 @@ class _Compiler:
                 # the key keeps the guard (it sets the labels); the answer is the goal
                 for v in term_variables(target):
                     opaque[id(v)] = target
-                kids.append((self.nt(g, "call"), target))
+                kids.append((self.nt(g, "call", [(g, cl)]), target))
                 continue
             if pred is not None and pred.kind == SBUILTIN and target is g:
                 for v in term_variables(Struct("$", tuple(x for x, _ in goals))):
@@ -307,7 +343,7 @@ class _Compiler:
                         raise NotInFragment(
                             f"the output {_show(v)} of {_show(opaque[id(v)])} is used after "
                             f"{_show(g)}: sibling goals must not share unbound variables", cl)
-                cont = Struct("$cont", (g, Struct("$rest", tuple(x for x, _ in goals))))
+                cont = Struct("$cont", (g, mklist([x for x, _ in goals])))
                 ctx = [(g, cl)] + [(x, c) for x, c in goals]
                 kids.append((self.nt(cont, "choice", ctx), cont))
                 return kids
@@ -338,7 +374,8 @@ class _Compiler:
                 if match is not None:
                     raise NotInFragment(
                         f"{_show(g)} matches several clauses of {pred.name}/{pred.arity}, "
-                        f"which calls stochastic goals: a plain Prolog choice around them", c)
+                        f"which calls stochastic goals: a plain Prolog choice around them",
+                        match)
                 match = c
         if match is None:
             return None
@@ -419,12 +456,26 @@ class _Compiler:
         return False
 
 
+def unpack(t) -> list:
+    """The items of a proper list term (goal lists and child calls are kept as lists:
+    terms.unify does not take compounds with no arguments)."""
+    return list_items(t)[0]
+
+
 def _show(t) -> str:
     from ..lang.writer import term_to_text
     try:
         return term_to_text(resolve(t), quoted=True)
     except Exception:      # pragma: no cover - printing must never hide the real error
         return str(t)
+
+
+def lazy_compiler(program, query: str = "cart(T)", max_nonterminals: int = 1_000_000):
+    """A compiler that expands nonterminals on demand (see ``lazy_log_prob``)."""
+    goal, varnames = program.parse_query(query)
+    comp = _Compiler(program, max_nonterminals)
+    comp.start(goal, varnames)
+    return comp
 
 
 def compile_slp(program, query: str = "cart(T)", max_nonterminals: int = 20000) -> TabledGrammar:

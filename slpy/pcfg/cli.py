@@ -1,0 +1,341 @@
+"""`slpy exact`: the exact posterior of a tractable prior (the PCFG back end).
+
+    slpy exact PRIOR.slp --data TRAIN.csv [--test TEST.csv] [--bucket K] [--top K]
+               [--samples N] [--out DIR]
+
+prints the MAP tree, the top trees with their exact posterior probabilities, the log
+marginal likelihood of the data and the test accuracy, and writes the run directory
+in the format of `slpy run` (slpy/runs.py): config.json, models.csv, summary.json,
+summary.txt, predictions_exact.csv, trees/map.json (and samples_exact.csv).
+Bad input is one line on stderr and a non-zero exit, never a traceback.
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+__all__ = ["exact"]
+
+
+def _load_data(path, target, what):
+    from ..data.dataset import load_csv, DataError
+    try:
+        return load_csv(path, class_col=target)
+    except (DataError, ValueError, OSError) as e:
+        raise click.BadParameter(str(e), param_hint=f"'{what}'")
+
+
+def _align_test(train, test):
+    """The test rows with the training data's columns and class codes."""
+    from ..data.dataset import Dataset
+    if test.feature_names != train.feature_names:
+        raise click.BadParameter(f"{test.source}: its columns {test.feature_names} differ "
+                                 f"from the training data's {train.feature_names}",
+                                 param_hint="'--test'")
+    if train.task != "classification" or test.task != "classification":
+        raise click.BadParameter("test accuracy needs classification data",
+                                 param_hint="'--test'")
+    index = {c: i for i, c in enumerate(train.classes)}
+    labels = [test.classes[c] for c in test.y]
+    unknown = sorted(set(labels) - set(index))
+    if unknown:
+        raise click.BadParameter(f"{test.source}: class {unknown[0]!r} is not in the "
+                                 f"training data", param_hint="'--test'")
+    return Dataset(test.X, np.array([index[c] for c in labels], dtype=np.int32),
+                   list(train.feature_names), list(train.classes), "classification", 0,
+                   test.source)
+
+
+def _set_params(program, specs, prior):
+    from ..lang.reader import SlpSyntaxError
+    pairs = []
+    for s in specs:
+        name, eq, value = s.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise click.BadParameter(f"{s!r}: expected name=value, e.g. log_phi=1",
+                                     param_hint="'-p'")
+        try:
+            term, _ = program.parse_query(value)
+        except SlpSyntaxError as e:
+            raise click.BadParameter(f"{s}: {e}", param_hint="'-p'")
+        pairs.append((name.strip(), term))
+        program.set_param(name.strip(), term)
+    return pairs
+
+
+def _consult(program, prior):
+    from ..logic.program import LoadErrors
+    from ..logic.terms import PrologError
+    try:
+        program.consult(prior)
+    except LoadErrors as e:
+        raise click.ClickException(str(e.errors[0]))
+    except PrologError as e:
+        raise click.ClickException(f"{prior}: {e}")
+
+
+def _fmt_p(p: float) -> str:
+    return f"{p:.6f}" if p >= 1e-6 else f"{p:.3e}"
+
+
+@click.command("exact")
+@click.argument("prior", type=click.Path(exists=True, dir_okay=False))
+@click.option("--data", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="CSV", help="Training data (CSV with a header row).")
+@click.option("--target", default=None, metavar="COLUMN",
+              help="The response column (default: class, else the last column).")
+@click.option("--test", "test_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="CSV", help="Test data for accuracy figures.")
+@click.option("--bucket", type=click.IntRange(min=2), default=None, metavar="K",
+              help="Bucket features with more than K distinct values to K (paper 004: 10).")
+@click.option("--bucket-method", type=click.Choice(["uniform", "quantile"]),
+              default="uniform", show_default=True,
+              help="Equal-width or equal-frequency buckets.")
+@click.option("--max-depth", type=click.IntRange(min=0), default=None, metavar="D",
+              help="Deepest node: sets the prior's max_depth parameter when it has one, "
+                   "else truncates a GROWTREE grammar.")
+@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many of the most probable trees to report.")
+@click.option("--samples", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Exact posterior samples to draw (written to samples_exact.csv).")
+@click.option("--paths", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also estimate test predictions from N sampled paths a row "
+                   "(paper 004, Algorithm 1).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write the run directory here.")
+@click.option("-q", "--query", default="cart(T)", show_default=True,
+              help="The goal whose answer is the model.")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Set a prior parameter (param/2). Repeatable.")
+@click.option("--dirichlet-alpha", type=click.FloatRange(min=0, min_open=True),
+              default=1.0, show_default=True, help="Dirichlet prior of the leaves' classes.")
+@click.option("--route", type=click.Choice(["auto", "tree", "tabled"]), default="auto",
+              show_default=True, help="Tree grammar (numba), generic tabled compiler, "
+                                      "or recognise automatically.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed for samples, path sampling and the recognition check.")
+def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top, samples,
+          paths, out, query, params, dirichlet_alpha, route, seed):
+    """Exact posterior of a tractable prior: MAP tree, top trees, evidence."""
+    t_start = time.perf_counter()
+    timings = {}
+    import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
+    from ..logic.program import Program
+    from ..logic.terms import PrologError
+    from .compile import compile_exact, CompileError
+    from .grammar import GrammarTooLarge
+    from .bucket import Bucketer
+    if test_path is not None and data is None:
+        raise click.UsageError("--test needs --data")
+    train = test = bucketer = None
+    if data is not None:
+        train = _load_data(data, target, "--data")
+        if bucket is not None:
+            bucketer = Bucketer(bucket, bucket_method).fit(train.X)
+            train = bucketer.transform_dataset(train)
+        if test_path is not None:
+            test = _align_test(train, _load_data(test_path, target, "--test"))
+    elif bucket is not None:
+        raise click.UsageError("--bucket needs --data")
+    program = Program()
+    if train is not None:
+        program.attach_data(train)
+    pairs = _set_params(program, params, prior)
+    _consult(program, prior)
+    for name, _ in pairs:
+        if name not in program.params:
+            raise click.BadParameter(f"{prior} declares no parameter {name}",
+                                     param_hint="'-p'")
+    truncate = None
+    if max_depth is not None:
+        if "max_depth" in program.params:
+            program.set_param("max_depth", max_depth)
+        else:
+            truncate = max_depth
+    likelihood = None
+    if train is not None:
+        if train.task != "classification":
+            raise click.UsageError("the exact back end scores classes (Dirichlet): the data "
+                                   "must be a classification data set")
+        from ..trees.likelihood import DirichletLikelihood
+        likelihood = DirichletLikelihood.from_dataset(train, alpha=dirichlet_alpha)
+    timings["load"] = time.perf_counter() - t_start
+    t0 = time.perf_counter()
+    try:
+        model = compile_exact(program, query, likelihood,
+                              family="tree" if route == "tree" else route,
+                              max_depth=truncate, seed=seed)
+    except (CompileError, GrammarTooLarge) as e:
+        raise click.ClickException(str(e))
+    except PrologError as e:
+        raise click.ClickException(f"{prior}: {e}")
+    except ValueError as e:
+        raise click.ClickException(str(e))
+    timings["compile"] = time.perf_counter() - t0
+    report = _Report(model, program, train, test, prior, data)
+    t0 = time.perf_counter()
+    best = model.post.kbest(top)
+    timings["top"] = time.perf_counter() - t0
+    rng = np.random.default_rng(seed)
+    drawn = []
+    if samples:
+        t0 = time.perf_counter()
+        drawn = model.post.sample(rng, samples)
+        timings["samples"] = time.perf_counter() - t0
+    pred = report.predictions(rng, paths, timings)
+    timings["total"] = time.perf_counter() - t_start
+    text, summary, rows = report.render(best, drawn, pred, timings)
+    click.echo(text)
+    if out is not None:
+        config = {"command": "exact", "prior": str(prior), "query": query,
+                  "data": data, "test": test_path, "target": target, "bucket": bucket,
+                  "bucket_method": bucket_method if bucket else None,
+                  "bucket_representatives": bucketer.describe() if bucketer else None,
+                  "max_depth": max_depth, "top": top, "samples": samples, "paths": paths,
+                  "params": {n: str(v) for n, v in pairs}, "dirichlet_alpha": dirichlet_alpha,
+                  "route": route, "seed": seed}
+        report.write(Path(out), config, summary, rows, best, drawn, pred)
+    return 0
+
+
+class _Report:
+    def __init__(self, model, program, train, test, prior, data):
+        self.m, self.p, self.train, self.test = model, program, train, test
+        self.prior, self.data = prior, data
+
+    def _text(self, term) -> str:
+        from ..trees.model import canonical
+        from ..lang.writer import term_to_text
+        if self.train is not None and self.m.route == "tree":
+            return canonical(term)
+        try:
+            return canonical(term) if self.train is not None else \
+                term_to_text(term, quoted=True)
+        except Exception:
+            return term_to_text(term, quoted=True)
+
+    def tree(self, deriv):
+        from ..trees.model import Tree
+        alpha = self.m.post.likelihood.alpha if self.m.post.likelihood is not None else 1.0
+        return Tree.from_term(self.m.term(deriv), self.p.rowsets, self.train, alpha)
+
+    def predictions(self, rng, paths, timings):
+        if self.test is None:
+            return None
+        from ..runs import accuracy_figures
+        out = {}
+        m = self.m
+        t0 = time.perf_counter()
+        map_probs = self.tree(m.post.map()).predict_proba(self.test.X)
+        out["map"] = accuracy_figures(map_probs, self.test.y)
+        if m.route == "tree":
+            probs = m.post.predict_proba(self.test.X)
+        else:
+            probs = self._tabled_predictive()
+        timings["predict"] = time.perf_counter() - t0
+        out["probs"] = probs
+        out["ensemble"] = accuracy_figures(probs, self.test.y)
+        if paths and m.route == "tree":
+            t0 = time.perf_counter()
+            pp = m.post.path_sample(self.test.X, paths, rng)
+            timings["paths"] = time.perf_counter() - t0
+            out["paths"] = accuracy_figures(pp, self.test.y)
+        return out
+
+    def _tabled_predictive(self):
+        acc = np.zeros((self.test.n_rows, self.train.n_classes))
+        for lp, d in self.m.post.enumerate():
+            acc += math.exp(lp) * self.tree(d).predict_proba(self.test.X)
+        return acc
+
+    def render(self, best, drawn, pred, timings):
+        m = self.m
+        post = m.post
+        d = m.describe()
+        lines = [f"slpy exact: {self.prior}" + (
+            f" on {self.data} ({self.train.n_rows} rows, {self.train.n_features} features)"
+            if self.train is not None else "")]
+        fam = ", ".join(f"{k}={v}" for k, v in m.params.items())
+        how = (f"tree grammar, checked against the program on {m.checked} trees"
+               if m.route == "tree" and m.checked else
+               "tree grammar" if m.route == "tree" else "generic tabled compiler")
+        lines.append(f"prior: {m.family}" + (f" ({fam})" if fam else "") + f"; route: {how}")
+        lines.append(f"nonterminals: {d['nonterminals']}, productions: {d['productions']}")
+        if self.train is not None:
+            lines.append(f"log marginal likelihood: {post.log_marginal_likelihood:.6f}")
+        else:
+            lines.append(f"log normalising constant of the weights: {post.log_z_prior:.6g}")
+        rows = []
+        for lp, deriv in best:
+            term = m.term(deriv)
+            leaves, depth = m.shape(deriv) if self.train is not None else ("", "")
+            rows.append({"model": self._text(term), "count": "", "prob": math.exp(lp),
+                         "log_lik": m.log_lik(deriv) if self.train is not None else "",
+                         "leaves": leaves, "depth": depth})
+        summary = {"route": m.route, "family": m.family, "params": m.params,
+                   "grammar": d, "top": rows, "timings": {k: round(v, 4)
+                                                          for k, v in timings.items()}}
+        if self.train is not None:
+            mp = post.map()
+            tree = self.tree(mp)
+            summary.update(log_marginal_likelihood=post.log_marginal_likelihood,
+                           map={"model": self._text(m.term(mp)), "prob": math.exp(post.log_prob(mp)),
+                                "log_lik": m.log_lik(mp), "leaves": tree.n_leaves,
+                                "nodes": tree.n_nodes, "depth": tree.depth})
+            lines.append(f"MAP tree (posterior probability {_fmt_p(summary['map']['prob'])}, "
+                         f"log-likelihood {summary['map']['log_lik']:.4f}, "
+                         f"{tree.n_nodes} nodes, {tree.n_leaves} leaves):")
+            lines.extend("  " + ln for ln in str(tree).splitlines())
+        else:
+            summary["log_z_prior"] = post.log_z_prior
+        lines.append(f"top {len(rows)} {'trees' if self.train is not None else 'answers'}:")
+        for i, r in enumerate(rows, 1):
+            lines.append(f"  {i:>3}  {_fmt_p(r['prob']):>12}  {r['model']}")
+        if drawn:
+            if self.train is not None:
+                sizes = [m.shape(dv)[0] for dv in drawn]
+                summary["samples"] = {"n": len(drawn), "mean_leaves": float(np.mean(sizes))}
+                lines.append(f"{len(drawn)} exact samples: mean {np.mean(sizes):.3f} leaves")
+            else:
+                summary["samples"] = {"n": len(drawn)}
+        if pred is not None:
+            for key, label in (("ensemble", "exact posterior predictive"),
+                               ("map", "MAP tree"), ("paths", "path sampling")):
+                if key in pred:
+                    a = pred[key]
+                    summary[f"test_{key}"] = a
+                    lines.append(f"test accuracy, {label} ({self.test.n_rows} rows): "
+                                 f"acc_max {a['acc_max']:.4f}, acc_prob {a['acc_prob']:.4f}")
+            summary["acc_max"] = pred["ensemble"]["acc_max"]
+            summary["acc_prob"] = pred["ensemble"]["acc_prob"]
+        lines.append("time: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()))
+        self.text = "\n".join(lines)
+        return self.text, summary, rows
+
+    def write(self, path, config, summary, rows, best, drawn, pred):
+        from ..runs import RunDir
+        from ..data.dataset import dataset_hash
+        from .. import __version__
+        run = RunDir(path)
+        config = dict(config, version=__version__,
+                      data_hash=dataset_hash(self.train) if self.train is not None else None)
+        run.write_config(config)
+        run.write_models(rows)
+        run.write_summary(summary, self.text)
+        if pred is not None:
+            run.write_predictions(self.train.classes, pred["probs"], self.test.y,
+                                  method="exact")
+        if self.train is not None:
+            run.write_tree("map", self.tree(self.m.post.map()))
+        if drawn:
+            import csv
+            with open(run.file("samples_exact.csv"), "w", newline="") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(["sample", "model", "log_prob"])
+                for i, dv in enumerate(drawn, 1):
+                    w.writerow([i, self._text(self.m.term(dv)),
+                                repr(round(self.m.post.log_prob(dv), 12))])
