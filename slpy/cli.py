@@ -287,7 +287,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
                                  param_hint="'--query'")
     rng = np.random.default_rng(seed)
     eng = p.engine
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     for _ in range(num):
         try:
             r = sample_once(eng, goal, rng, pure)

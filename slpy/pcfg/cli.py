@@ -116,10 +116,12 @@ def _fmt_p(p: float) -> str:
 @click.option("--route", type=click.Choice(["auto", "tree", "tabled"]), default="auto",
               show_default=True, help="Tree grammar (numba), generic tabled compiler, "
                                       "or recognise automatically.")
+@click.option("--max-variants", type=click.IntRange(min=1), default=20000, show_default=True,
+              help="Most goal variants the generic tabled compiler may table.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed for samples, path sampling and the recognition check.")
 def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top, samples,
-          paths, out, query, params, dirichlet_alpha, route, seed):
+          paths, out, query, params, dirichlet_alpha, route, max_variants, seed):
     """Exact posterior of a tractable prior: MAP tree, top trees, evidence."""
     t_start = time.perf_counter()
     timings = {}
@@ -168,7 +170,7 @@ def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top,
     try:
         model = compile_exact(program, query, likelihood,
                               family="tree" if route == "tree" else route,
-                              max_depth=truncate, seed=seed)
+                              max_depth=truncate, seed=seed, max_nonterminals=max_variants)
     except (CompileError, GrammarTooLarge) as e:
         raise click.ClickException(str(e))
     except PrologError as e:
@@ -197,7 +199,7 @@ def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top,
                   "bucket_representatives": bucketer.describe() if bucketer else None,
                   "max_depth": max_depth, "top": top, "samples": samples, "paths": paths,
                   "params": {n: str(v) for n, v in pairs}, "dirichlet_alpha": dirichlet_alpha,
-                  "route": route, "seed": seed}
+                  "route": route, "max_variants": max_variants, "seed": seed}
         report.write(Path(out), config, summary, rows, best, drawn, pred)
     return 0
 

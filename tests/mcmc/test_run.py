@@ -93,3 +93,30 @@ def test_interrupt_and_resume_equals_uninterrupted(tmp_path):
     assert 0 < rows < 6000, "the run was interrupted part way"
     slpy("run", "--resume", str(part), "-q")
     assert run_dir_bytes(full) == run_dir_bytes(part)
+
+
+def test_init_greedy_and_from_file(tmp_path):
+    import numpy as np
+    from slpy.mcmc.run import build_model, _init_term, DEFAULTS
+    from slpy.mcmc.chain import _initial_state
+    from slpy.data import load_csv
+    from slpy.trees.greedy import greedy_tree
+    from slpy.trees.model import canonical
+    ds = load_csv(DATA)
+    cfg = dict(DEFAULTS, prior=PRIOR, data=DATA, init="greedy")
+    model = build_model(cfg, ds)
+    greedy = greedy_tree(model.rowsets, ds, min_leaf=5)
+    assert canonical(greedy).startswith("node(")
+    cfg["init_term"] = _init_term(cfg, model, ds)
+    start = _initial_state(model, cfg, np.random.default_rng(0))
+    assert canonical(start.term) == canonical(greedy)
+    init = tmp_path / "init.pl"
+    init.write_text("node('Start', 8, leaf, leaf).\n")
+    cfg = dict(cfg, init=str(init))
+    cfg["init_term"] = _init_term(cfg, model, ds)
+    start = _initial_state(model, cfg, np.random.default_rng(0))
+    assert canonical(start.term) == "node(Start,8,leaf,leaf)"
+    # and through the command line
+    slpy("run", PRIOR, "--data", DATA, "-n", "20", "--init", "greedy", "-q",
+         "--out", str(tmp_path / "g"))
+    assert (tmp_path / "g" / "summary.json").exists()
