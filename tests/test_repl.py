@@ -562,7 +562,7 @@ def record_doc_session(history) -> str:
                 c.sendintr()
             else:
                 if not keys.endswith("\r"):
-                    time.sleep(0.1)   # an answer's key: let the terminal leave echo mode
+                    time.sleep(0.4)   # an answer's key: let the terminal leave echo mode
                 c.send(keys)
             if wait is None:
                 c.expect_exact("\r\n?- ")
@@ -578,7 +578,12 @@ def record_doc_session(history) -> str:
 def test_docs_repl_session_is_a_real_run(tmp_path):
     pytest.importorskip("pexpect")
     doc = (ROOT / "docs" / "repl.md").read_text()
-    session = record_doc_session(tmp_path / "history")
+    # a loaded machine can echo a key before the terminal leaves echo mode: a timing
+    # artefact does not repeat, a real difference does
+    for attempt in range(2):
+        session = record_doc_session(tmp_path / f"history{attempt}")
+        if "```\n" + session + "```" in doc:
+            break
     assert "```\n" + session + "```" in doc
 
 

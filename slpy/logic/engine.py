@@ -133,6 +133,7 @@ class Engine:
         self.plog = None
         self.logp = 0.0
         self.record_answers = False
+        self.ground_memo: dict = {}
         self.globals: dict = {}
         self.halted = None
         # replay state
@@ -740,7 +741,7 @@ class Engine:
             # A ground answer cannot change any more, so it is kept by reference (a
             # finished derivation is never undone); replay reuses only ground answers.
             ans = Struct("$", node.args)
-            if is_ground(ans):
+            if self._ground(node.args):
                 node.answer = ans
                 node.ground = True
             else:
@@ -751,6 +752,30 @@ class Engine:
         return nxt
 
     # -- stochastic builtins -------------------------------------------------------------------
+    def _ground(self, args) -> bool:
+        """Are the arguments ground? Subterms already found ground at a child's exit are
+        remembered (by identity, for this derivation), so a parent's answer, which holds
+        its children's answers, is checked without walking them again."""
+        memo = self.ground_memo
+        stack = list(args)
+        tops = []
+        while stack:
+            t = stack.pop()
+            while type(t) is Var:
+                r = t.ref
+                if r is None:
+                    return False
+                t = r
+            if type(t) is Struct:
+                if id(t) in memo:
+                    continue
+                if len(tops) < len(args):
+                    tops.append(t)
+                stack.extend(t.args)
+        for t in tops:
+            memo[id(t)] = t  # keep the object alive so its id stays its own
+        return True
+
     def _sbuiltin(self, pred, args, nxt, pn):
         """A builtin choice point: pred.fn returns (target, [(weight, value, key), ...]);
         choosing a candidate unifies target with its value."""
@@ -971,6 +996,7 @@ class Engine:
         saved = (self.mode, self.rng, self.plog, self.logp, self.record_answers)
         self.mode, self.rng, self.plog, self.logp = mode, rng, None, 0.0
         self.record_answers = record
+        self.ground_memo = {}
         try:
             for _ in self.solve(goal):
                 return True, build_tree(self.plog), self.logp
@@ -992,6 +1018,7 @@ class Engine:
                  self.rp_cutnode)
         self.mode, self.rng, self.plog, self.logp = REPLAY, rng, None, 0.0
         self.record_answers = True
+        self.ground_memo = {}
         self.rp_nodes = tree.nodes_by_path()
         self.rp_cut = cut
         self.rp_logfactor = 0.0
