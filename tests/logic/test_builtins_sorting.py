@@ -5,43 +5,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import slpy.logic.builtins.sorting  # noqa: F401  (registers the builtins)
-from slpy.lang.ops import OpTable
-from slpy.logic.builtins import BUILTINS
 from slpy.logic.builtins.sorting import atomic_key
 from slpy.logic.builtins.typecheck import build_list, skip_list
 from slpy.logic.terms import (
-    NIL, PrologError, Struct, Var, atom, compare, deref, mklist, resolve, undo_to, unify,
+    NIL, PrologError, Struct, Var, atom, compare, deref, mklist, resolve,
 )
 
-
-class FakeEngine:
-    def __init__(self):
-        self.trail = []
-        self.flags = {}
-        self.ops = OpTable()
-        self.output = []
-
-    def unify(self, a, b):
-        return unify(a, b, self.trail)
-
-    def try_unify(self, a, b):
-        mark = len(self.trail)
-        if unify(a, b, self.trail):
-            return True
-        undo_to(self.trail, mark)
-        return False
-
-    def write(self, text):
-        self.output.append(text)
-
-
-def once(name, *args):
-    """Run a builtin to its first solution, keeping the bindings."""
-    eng = FakeEngine()
-    kind, fn = BUILTINS[(name, len(args))]
-    if kind == "det":
-        return fn(eng, *args)
-    return next(iter(fn(eng, *args)), False) is None
+from .builtin_harness import FakeEngine, once  # noqa: F401
 
 
 def formal(name, *args):
