@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..logic.builtins import det, stochastic, UniformChoice
-from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, PrologError,
-                           instantiation_error, type_error, domain_error, existence_error)
+from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, instantiation_error,
+                           type_error, domain_error, existence_error)
 
 ROWS = "rows"
 

@@ -14,7 +14,7 @@ are built once at compile time and shared.
 """
 from __future__ import annotations
 
-from .terms import Var, Atom, Struct, deref, unify, is_ground, type_error, instantiation_error
+from .terms import Var, Atom, Struct, deref, unify, is_ground, type_error
 
 # control constructs that bodies compile to special frames; the engine provides them
 CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),

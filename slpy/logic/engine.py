@@ -15,9 +15,9 @@ import math
 import os
 import time
 
-from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, is_ground,
-                    PrologError, type_error, instantiation_error, existence_error,
-                    resource_error, evaluation_error, atom, NIL, TRUE, mklist)
+from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, PrologError,
+                    type_error, instantiation_error, existence_error, atom,
+                    NIL, TRUE, mklist)
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN, Pred
 from .proof import SNode, ProofNode, build_tree
 from ..lang.clauses import convert_body
@@ -919,7 +919,6 @@ class Engine:
             finally:
                 self.mode = REPLAY
         del cps[self.rp_fence + 1:]  # kept choices are committed
-        call = Struct(pred.name, args) if args else atom(pred.name)
         ancestor = path == self.rp_cut[:len(path)]
         same = _same_call(args, old.call)
         if same and not ancestor and old.ground:

@@ -2,18 +2,14 @@
 from __future__ import annotations
 
 import math
-import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .terms import (Var, Atom, Struct, deref, atom, PrologError, copy_term, resolve,
-                    permission_error, type_error, NIL, indicator, undo_to)
-from .db import Database, Clause, Pred, first_arg_key, USER, DET, NONDET, CONTROL, STOCH, \
-    SBUILTIN
+from .terms import (Atom, Struct, deref, atom, PrologError, resolve, permission_error, indicator)
+from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .compile import CompileContext, compile_clause, check_body
-from .engine import Engine, CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt, ReplayReject
+from .engine import Engine, CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from . import builtins as _builtins
 from ..lang.ops import OpTable
 from ..lang.clauses import split_clause
@@ -298,7 +294,6 @@ class Program:
         ok, tree, logp = self.engine.run_sampling(goal, rng, PURE if pure else SAMPLE,
                                                   record=record)
         if not ok:
-            undo_to(self.engine.trail, 0) if not self.engine.cps else None
             return None
         b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
         return Sample(b, tree, logp)

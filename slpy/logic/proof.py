@@ -102,7 +102,6 @@ class ProofNode:
 
     def format(self, indent: str = "  ") -> str:
         """An indented, readable rendering: one line per choice point."""
-        from ..lang.writer import term_to_text
         lines = []
         stack = [(c, 0) for c in reversed(self.children)]
         while stack:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 

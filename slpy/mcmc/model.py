@@ -90,7 +90,6 @@ class PosteriorModel:
 
 def _open_leaves(term):
     """The model term with each leaf's row set left open (the prior computes it)."""
-    from ..logic.terms import Atom
     t = deref(term)
     if type(t) is Struct and t.name == "node" and len(t.args) == 4:
         return Struct("node", (t.args[0], t.args[1], _open_leaves(t.args[2]),

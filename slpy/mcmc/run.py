@@ -1,7 +1,6 @@
 """`slpy run`: prepare data and prior, run the chains, write the run directory."""
 from __future__ import annotations
 
-import math
 import platform
 import sys
 import time
@@ -191,7 +190,6 @@ def _check(cfg):
 
 
 def summarise(cfg, outs, seconds):
-    from ..trees.model import Tree
     merged: dict = {}
     for o in outs:
         r = o["result"]

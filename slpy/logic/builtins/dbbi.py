@@ -7,8 +7,8 @@ import time
 from . import det, nondet
 from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_term, NIL,
                      TRUE, PrologError, type_error, domain_error, instantiation_error,
-                     permission_error, existence_error, representation_error, indicator)
-from ..db import STOCH, USER, DET, NONDET, CONTROL, SBUILTIN
+                     permission_error, existence_error, indicator)
+from ..db import STOCH, SBUILTIN
 from ..engine import Halt, CONTROL_PREDS
 
 
