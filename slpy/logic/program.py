@@ -58,6 +58,7 @@ def _load_builtin_modules():
                 "reading", "dbbi", "uniform"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
+    importlib.import_module("slpy.pcfg.builtins")
 
 
 class Program:

@@ -165,6 +165,11 @@ def unify(a, b, trail: list) -> bool:
                 if a.name != b.name or len(aa) != len(ba):
                     return False
                 n = len(aa)
+                if n == 0:
+                    if not stack:
+                        return True
+                    a, b = stack.pop()
+                    continue
                 if n == 1:
                     a = aa[0]
                     b = ba[0]

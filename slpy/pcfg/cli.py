@@ -50,7 +50,7 @@ def _align_test(train, test):
                    test.source)
 
 
-def _set_params(program, specs, prior):
+def _set_params(program, specs):
     from ..lang.reader import SlpSyntaxError
     pairs = []
     for s in specs:
@@ -118,11 +118,27 @@ def _fmt_p(p: float) -> str:
                                       "or recognise automatically.")
 @click.option("--max-variants", type=click.IntRange(min=1), default=20000, show_default=True,
               help="Most goal variants the generic tabled compiler may table.")
+@click.option("--max-row-sets", type=click.IntRange(min=1), default=5_000_000,
+              show_default=True, help="Most row sets a tree grammar may hold (about 1 GB "
+                                      "of memory a million).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed for samples, path sampling and the recognition check.")
-def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top, samples,
-          paths, out, query, params, dirichlet_alpha, route, max_variants, seed):
+def exact(**kw):
     """Exact posterior of a tractable prior: MAP tree, top trees, evidence."""
+    try:
+        return _exact(**kw)
+    except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        raise
+    except Exception as e:
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and ctx.find_root().params.get("debug"):
+            raise
+        raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
+
+
+def _exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top, samples,
+           paths, out, query, params, dirichlet_alpha, route, max_variants, max_row_sets,
+           seed):
     t_start = time.perf_counter()
     timings = {}
     import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
@@ -146,7 +162,7 @@ def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top,
     program = Program()
     if train is not None:
         program.attach_data(train)
-    pairs = _set_params(program, params, prior)
+    pairs = _set_params(program, params)
     _consult(program, prior)
     for name, _ in pairs:
         if name not in program.params:
@@ -170,7 +186,8 @@ def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top,
     try:
         model = compile_exact(program, query, likelihood,
                               family="tree" if route == "tree" else route,
-                              max_depth=truncate, seed=seed, max_nonterminals=max_variants)
+                              max_depth=truncate, seed=seed, max_nonterminals=max_variants,
+                              max_row_sets=max_row_sets)
     except (CompileError, GrammarTooLarge) as e:
         raise click.ClickException(str(e))
     except PrologError as e:
@@ -199,7 +216,8 @@ def exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top,
                   "bucket_representatives": bucketer.describe() if bucketer else None,
                   "max_depth": max_depth, "top": top, "samples": samples, "paths": paths,
                   "params": {n: str(v) for n, v in pairs}, "dirichlet_alpha": dirichlet_alpha,
-                  "route": route, "max_variants": max_variants, "seed": seed}
+                  "route": route, "max_variants": max_variants,
+                  "max_row_sets": max_row_sets, "seed": seed}
         report.write(Path(out), config, summary, rows, best, drawn, pred)
     return 0
 
@@ -210,20 +228,20 @@ class _Report:
         self.prior, self.data = prior, data
 
     def _text(self, term) -> str:
+        """canonical() for model terms (with data), the term's text otherwise."""
         from ..trees.model import canonical
         from ..lang.writer import term_to_text
-        if self.train is not None and self.m.route == "tree":
-            return canonical(term)
-        try:
-            return canonical(term) if self.train is not None else \
-                term_to_text(term, quoted=True)
-        except Exception:
-            return term_to_text(term, quoted=True)
+        return canonical(term) if self.train is not None else term_to_text(term, quoted=True)
 
     def tree(self, deriv):
         from ..trees.model import Tree
+        term = self.m.term(deriv)
         alpha = self.m.post.likelihood.alpha if self.m.post.likelihood is not None else 1.0
-        return Tree.from_term(self.m.term(deriv), self.p.rowsets, self.train, alpha)
+        try:
+            return Tree.from_term(term, self.p.rowsets, self.train, alpha)
+        except Exception:
+            raise click.ClickException(f"the answer {self._text(term)} is not a model term "
+                                       f"node(F, V, L, R) / leaf(rows(Id))")
 
     def predictions(self, rng, paths, timings):
         if self.test is None:

@@ -15,12 +15,10 @@ Two routes give the same answers where both apply (tests/pcfg check it):
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..logic.db import STOCH
 from ..logic.terms import Atom, deref
 from .grammar import TreeGrammar, growtree_grammar, phi_grammar
 from .hypergraph import TabledPosterior
@@ -74,7 +72,11 @@ class ExactModel:
 
 
 def _param(program, name):
-    b = program.once(f"param({name}, X)")
+    from ..logic.terms import PrologError
+    try:
+        b = program.once(f"param({name}, X)")
+    except PrologError:          # not declared
+        return None
     return None if b is None else deref(b["X"])
 
 
@@ -122,13 +124,13 @@ def detect_family(program) -> tuple[str, dict] | None:
     return None
 
 
-def _tree_grammar(program, family, params, max_depth) -> TreeGrammar:
+def _tree_grammar(program, family, params, max_depth, max_row_sets) -> TreeGrammar:
     rs = program.rowsets
     if family == "phi":
         return phi_grammar(rs, params["log_phi"], max_depth=params["max_depth"],
-                           min_leaf=params["min_leaf"])
+                           min_leaf=params["min_leaf"], max_nonterminals=max_row_sets)
     return growtree_grammar(rs, params["alpha"], params["beta"], params["min_leaf"],
-                            max_depth=max_depth)
+                            max_depth=max_depth, max_nonterminals=max_row_sets)
 
 
 def check_recognition(program, query, post: TreePosterior, rng, n_samples=4) -> int:
@@ -151,12 +153,15 @@ def check_recognition(program, query, post: TreePosterior, rng, n_samples=4) -> 
 
 def compile_exact(program, query: str = "cart(T)", likelihood=None, family: str = "auto",
                   max_depth: int | None = None, check: bool = True, seed: int = 0,
-                  max_nonterminals: int = 20000) -> ExactModel:
+                  max_nonterminals: int = 20000, max_row_sets: int | None = None
+                  ) -> ExactModel:
     """The exact posterior of a loaded program's ``query`` given its attached data.
 
     ``family``: "auto" (recognise a tree prior, else the tabled compiler), "tree"
     (require a tree prior), or "tabled" (always the generic compiler). ``max_depth``
     truncates a GROWTREE grammar (phi.slp has its own ``max_depth`` parameter).
+    ``max_nonterminals`` bounds the generic compiler's goal variants and
+    ``max_row_sets`` the tree grammar's row sets (default grammar.MAX_ROW_SETS).
     """
     if family not in ("auto", "tree", "tabled"):
         raise ValueError(f"family must be auto, tree or tabled, not {family!r}")
@@ -174,7 +179,7 @@ def compile_exact(program, query: str = "cart(T)", likelihood=None, family: str 
         if max_depth is not None and fam == "phi":
             raise CompileError("phi priors take their depth limit from the max_depth "
                                "parameter (-p max_depth=D)")
-        grammar = _tree_grammar(program, fam, params, max_depth)
+        grammar = _tree_grammar(program, fam, params, max_depth, max_row_sets)
         post = TreePosterior(grammar, likelihood)
         model = ExactModel(post, "tree", fam, dict(params, max_depth=grammar.max_depth),
                            answer_var=names[0])

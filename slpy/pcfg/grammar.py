@@ -23,8 +23,9 @@ Two families, both checked against the SLPs in priors/:
 ``max_depth`` truncates either family: a node at that depth cannot split.
 
 The table is built by a breadth-first walk over row sets with
-:class:`~slpy.data.rowsets.RowSets` (one ``valid_splits`` call per row set); the
-dynamic programs over it are numba kernels in :mod:`slpy.pcfg._kernels`.
+:class:`~slpy.data.rowsets.RowSets` (one ``valid_splits`` call per row set; the walk
+clears the table's derived caches now and then, which keeps ids valid); the dynamic
+programs over it are numba kernels in :mod:`slpy.pcfg._kernels`.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from . import _kernels as K
 __all__ = ["TreeGrammar", "growtree_grammar", "phi_grammar", "FAMILIES"]
 
 FAMILIES = ("growtree", "phi")
-_STOP_BUILD = 50_000_000      # row sets; a guard against a walk that cannot finish
+MAX_ROW_SETS = 5_000_000      # default guard: about 1 GB a million row sets at the peak
 
 
 class GrammarTooLarge(ValueError):
@@ -107,7 +108,7 @@ class TreeGrammar:
         local[root] = 0
         parts = []          # per local j: (feat, thr, left rid, right rid) or None
         i = 0
-        limit = _STOP_BUILD if limit is None else int(limit)
+        limit = MAX_ROW_SETS if limit is None else int(limit)
         while i < len(rids):
             rid, d = rids[i], mind[i]
             i += 1
@@ -115,6 +116,10 @@ class TreeGrammar:
                 parts.append(None)
                 continue
             sl = rs.valid_splits(rid, self.min_leaf)
+            if i % 4096 == 0:
+                # each split list is read once: dropping the table's derived caches as
+                # we go (ids stay valid) keeps the peak memory near the grammar's own
+                rs.clear_cache()
             if len(sl) == 0:
                 parts.append(_EMPTY)
                 continue
@@ -142,8 +147,8 @@ class TreeGrammar:
                 mind.extend([d + 1] * len(new))
                 if len(rids) > limit:
                     raise GrammarTooLarge(
-                        f"more than {limit} nonterminals (row sets); use --max-depth, "
-                        f"--bucket or a larger min_leaf")
+                        f"more than {limit} row sets: bucket the features, limit the "
+                        f"depth or raise min_leaf (or the limit)")
         n = len(rids)
         self.rid = np.asarray(rids, dtype=np.int64)
         self.min_depth = np.asarray(mind, dtype=np.int64)

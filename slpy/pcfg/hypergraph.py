@@ -45,7 +45,6 @@ class TabledPosterior:
         self.g = grammar
         self.likelihood = likelihood
         self.rowsets = rowsets
-        n = len(grammar)
         self.factor = [[0.0] * len(ps) for ps in grammar.prods]
         if likelihood is not None:
             if not likelihood.decomposable or rowsets is None:

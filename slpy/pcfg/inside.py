@@ -69,7 +69,7 @@ class TreePosterior:
 
     def _leaf_scores(self, lik: Likelihood) -> np.ndarray:
         rs = self.rowsets
-        if isinstance(lik, DirichletLikelihood):
+        if type(lik) is DirichletLikelihood:     # vectorised; a subclass may rescore
             from scipy.special import gammaln
             counts = self.class_counts().astype(np.float64)
             a = lik.alpha

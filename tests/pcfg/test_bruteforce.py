@@ -132,3 +132,48 @@ def test_phi_dedupes_equivalent_splits():
     per_node = [len({frozenset((g.left[s], g.right[s])) for s in g.splits(j)})
                 == len(g.splits(j)) for j in range(g.n_rowsets)]
     assert all(per_node) and pairs
+
+
+def test_phi_slp_enumeration_equals_brute_force():
+    """Exhaustive enumeration of phi.slp's proofs by the engine (no choice of phi.slp
+    can fail, so pure and backtrackable semantics agree) lists every tree once, with
+    the brute-force prior probability."""
+    from .conftest import program
+    ds = tiny_dataset()
+    p = program("phi.slp", ds, log_phi=1)
+    ref, _ = brute.posterior(reference(ds, "phi", dict(log_phi=1.0)))
+    want = {brute.key(t, ds.feature_names): lp for t, lp in ref}
+    proofs = p.proofs("cart(T)")
+    got = {canonical(pr.bindings["T"]): math.log(pr.prob) for pr in proofs}
+    assert len(proofs) == len(got) == len(want)
+    for k, lp in want.items():
+        assert abs(got[k] - lp) < TOL
+
+
+class _SizeLikelihood(DirichletLikelihood):
+    """A made-up decomposable likelihood (-0.3 per row, +1 per leaf) to exercise the
+    generic leaf-score path."""
+    name = "size-test"
+
+    def _compute_leaf(self, rowsets, rid):
+        return 1.0 - 0.3 * rowsets.size(rid)
+
+
+def test_leaf_scores():
+    ds = tiny_dataset()
+    rs = RowSets(ds)
+    g = phi_grammar(rs, 1.0)
+    lik = DirichletLikelihood.from_dataset(ds, alpha=[0.5, 2.0])
+    post = TreePosterior(g, lik)
+    for j, rid in enumerate(g.rid):
+        assert abs(post.leaf[j] - lik.leaf_term(rs, int(rid))) < 1e-12
+        np.testing.assert_array_equal(post.class_counts()[j], rs.class_counts(int(rid)))
+    other = _SizeLikelihood(2)
+    post2 = TreePosterior(g, other)
+    np.testing.assert_allclose(post2.leaf, 1.0 - 0.3 * g.size)
+    # with this likelihood every tree has the same L up to +1 per leaf: the posterior
+    # is the prior tilted by e per leaf, i.e. the phi prior with log phi = 1 - 1 = 0
+    flat = TreePosterior(phi_grammar(RowSets(ds), 0.0))
+    for lp, d in flat.kbest(20):
+        t = flat.term(d)
+        assert abs(post2.log_prob_term(t) - lp) < TOL

@@ -3,7 +3,6 @@ import csv
 import json
 import math
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -116,6 +115,8 @@ def test_program_without_data(tmp_path):
     (["{bad}"], "sibling goals must not share"),
     (["{prior}", "--data", "{data}", "--route", "tabled", "--max-variants", "300"],
      "more than 300 goal variants"),
+    (["{prior}", "--data", "{data}", "--max-row-sets", "100"], "more than 100 row sets"),
+    (["{prior}", "--bucket", "5"], "--bucket needs --data"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, needle):
     prior = PRIORS / "growtree.slp"
@@ -136,3 +137,18 @@ def test_registered_in_the_main_group():
     from slpy.cli import main
     r = CliRunner().invoke(main, ["exact", "--help"])
     assert r.exit_code == 0 and "--bucket" in r.output
+
+
+def test_other_priors_go_the_generic_way(tmp_path):
+    from .conftest import tiny_dataset
+    ds = tiny_dataset()
+    rows = [[int(v) for v in x] + [ds.classes[y]] for x, y in zip(ds.X, ds.y)]
+    data = write_csv(tmp_path / "tiny.csv", ds.feature_names + ["class"], rows)
+    out = tmp_path / "d"
+    code, text = run([PRIORS / "depth.slp", "--data", data, "--test", data, "-p",
+                      "min_leaf=2", "--top", 3, "--out", out])
+    assert code == 0, text
+    assert "generic tabled compiler" in text and "exact posterior predictive" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["route"] == "tabled" and len(summary["top"]) == 3
+    assert (out / "predictions_exact.csv").exists()

@@ -1,7 +1,6 @@
 """Recognising tree priors (checked against the program), the phi builtins."""
 import math
 
-import numpy as np
 import pytest
 
 from slpy import PrologError

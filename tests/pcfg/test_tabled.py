@@ -11,7 +11,6 @@ from slpy.pcfg.inside import TreePosterior
 from slpy.pcfg.grammar import growtree_grammar, phi_grammar
 from slpy.pcfg.tabled import compile_slp, NotInFragment, CompileError
 from slpy.trees.likelihood import DirichletLikelihood
-from slpy.trees.model import canonical
 
 from .conftest import tiny_dataset, program
 
