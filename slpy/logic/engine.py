@@ -645,6 +645,8 @@ class Engine:
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
         node.call = _snapshot(pred, args)
+        if g is not None:
+            node.gcall = copy_term(g)
         node.height = len(self.cps)
         return node
 
@@ -920,7 +922,8 @@ class Engine:
                 self.mode = REPLAY
         del cps[self.rp_fence + 1:]  # kept choices are committed
         ancestor = path == self.rp_cut[:len(path)]
-        same = _same_call(args, old.call)
+        same = _same_call(args, old.call) and (
+            g is None if old.guard is None else g is not None and variant(g, old.guard))
         if same and not ancestor and old.ground:
             if not unify(Struct("$", args), old.answer, self.trail):
                 raise ReplayReject()
@@ -930,6 +933,17 @@ class Engine:
         node.path = path
         node.fresh = False
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
+        if same:
+            # the same call has the same candidates and probabilities: prove only the
+            # recorded clause
+            c = old.key
+            body = c.fn(args, g, exitf, node.height, node, self.trail)
+            if body is None or c.erased:
+                raise ReplayReject()
+            node.cands, node.total = old._cands, old._total
+            node.chosen, node.key, node.clause, node.prob = c.number, c, c, old.prob
+            self.plog = (node, self.plog)
+            return body[1]
         cands = self._candidates(pred, args, g, exitf, node.height, node)
         total = 0.0
         chosen = None

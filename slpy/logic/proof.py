@@ -14,7 +14,7 @@ class SNode:
     """A stochastic choice point as it is being proved."""
     __slots__ = ("pred", "args", "guard", "parent", "call", "cands", "chosen", "key",
                  "prob", "answer", "ground", "height", "path", "nch", "fresh", "clause",
-                 "value", "total")
+                 "value", "total", "gcall")
 
     def __init__(self, pred, args, guard, parent):
         self.pred = pred
@@ -22,6 +22,7 @@ class SNode:
         self.guard = guard
         self.parent = parent
         self.call = None
+        self.gcall = None    # the guard as passed, when the call passed one
         self.cands = ()      # raw candidates (see ProofNode.candidates)
         self.total = 1.0
         self.chosen = None   # clause number, or index of the builtin candidate
@@ -40,8 +41,8 @@ class SNode:
 class ProofNode:
     """A frozen choice point: the call, the candidates with their probabilities, the
     chosen one and its probability, and the choice points below it."""
-    __slots__ = ("pred", "call", "_cands", "_total", "chosen", "key", "prob", "children",
-                 "path", "answer", "ground", "value")
+    __slots__ = ("pred", "call", "guard", "_cands", "_total", "chosen", "key", "prob",
+                 "children", "path", "answer", "ground", "value")
 
     def __init__(self, s: SNode | None, path: tuple):
         self.children: list[ProofNode] = []
@@ -49,6 +50,7 @@ class ProofNode:
         if s is None:  # the root: the query itself
             self.pred = None
             self.call = None
+            self.guard = None
             self._cands = ()
             self._total = 1.0
             self.chosen = None
@@ -60,6 +62,7 @@ class ProofNode:
             return
         self.pred = s.pred
         self.call = s.call
+        self.guard = s.gcall
         self._cands = s.cands
         self._total = s.total
         self.chosen = s.chosen
@@ -107,6 +110,8 @@ class ProofNode:
         while stack:
             n, depth = stack.pop()
             call = _show(n.call) if n.call is not None else "?"
+            if n.guard is not None:
+                call = _show(n.guard) + " :: " + call
             if n.value is not None:
                 what = "-> " + _show(n.value)
             else:

@@ -252,3 +252,36 @@ def test_replay_reuses_untouched_subproofs():
     old = tree.nodes_by_path()
     shared = [n for n in new if n.path in old and old[n.path] is n]
     assert shared, "untouched subtrees are grafted, not re-proved"
+
+
+def test_replay_compares_guards_too():
+    # u's arguments never change, but its guard N is the number of leaves t regrew: a
+    # kept u choice must be re-weighed (factor p_new/p_old), not reused as it was
+    import math
+    p = Program()
+    p.consult_text("""
+        0.7 :: t(leaf). 0.3 :: t(s(L, R)) :- t(L), t(R).
+        1/N :: [N] :: u(a). 1 - 1/N :: [N] :: u(b).
+        leaves(leaf, 1). leaves(s(L, R), N) :- leaves(L, A), leaves(R, B), N is A + B.
+        top(T-U) :- t(T), leaves(T, N), M is N + 1, [M] :: u(U).
+    """)
+    eng = p.engine
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(200):
+        goal, _ = p.parse_query("top(X)")
+        ok, tree, _ = eng.run_sampling(goal, rng, record=True)
+        t_node = tree.children[0]
+        u_old = tree.children[-1]
+        goal, vs = p.parse_query("top(X)")
+        new, factor = eng.run_replay(goal, tree, t_node.path, rng)
+        u_new = new.children[-1]
+        n_old = u_old.guard.args[0]
+        n_new = u_new.guard.args[0]
+        assert u_new.chosen == u_old.chosen
+        expect = math.log(u_new.prob) - math.log(u_old.prob)
+        assert factor == pytest.approx(expect)
+        if n_old != n_new:
+            assert factor != 0
+            checked += 1
+    assert checked > 10
