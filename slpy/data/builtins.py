@@ -178,6 +178,15 @@ def uniform_split(eng, r, m, s):
 @det("has_split", 2)
 def has_split(eng, r, m):
     """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
+    # called at every node of every regrown tree: the common case is inlined
+    r = deref(r)
+    m = deref(m)
+    if type(r) is Struct and r.name == ROWS and type(m) is int:
+        rid = deref(r.args[0])
+        if type(rid) is int:
+            u = eng.split_cache.get((rid, m))
+            if u is not None:
+                return u.n > 0
     _state(eng)
     return _split_choice(eng, row_id(r), _int(m)).n > 0
 

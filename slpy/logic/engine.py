@@ -134,6 +134,7 @@ class Engine:
         self.logp = 0.0
         self.record_answers = False
         self.ground_memo: dict = {}
+        self.sb_target = None
         self.globals: dict = {}
         self.halted = None
         # replay state
@@ -644,6 +645,10 @@ class Engine:
 
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
+        if pred.kind == SBUILTIN:
+            # the output argument is what the choice binds: shown as a fresh variable
+            t = self.sb_target
+            args = tuple(Var() if a is t else a for a in args)
         node.call = _snapshot(pred, args)
         if g is not None:
             node.gcall = copy_term(g)
@@ -785,6 +790,7 @@ class Engine:
             return self._replay_sbuiltin(pred, args, nxt, pn)
         target, cands = pred.fn(self, *args)
         mode = self.mode
+        self.sb_target = target
         if type(cands) is UniformChoice:
             if mode != ENUM and not (mode == PLAIN and self.rng is None):
                 return self._uniform(pred, args, pn, target, cands, nxt)
@@ -927,6 +933,10 @@ class Engine:
         if same and not ancestor and old.ground:
             if not unify(Struct("$", args), old.answer, self.trail):
                 raise ReplayReject()
+            memo = self.ground_memo
+            for a in old.answer.args:  # known ground: ancestors need not walk it again
+                if type(a) is Struct:
+                    memo[id(a)] = a
             self.plog = ((old, pn), self.plog)
             return nxt
         node = self._new_node(pred, args, g, pn)
@@ -975,6 +985,7 @@ class Engine:
             return f
         del self.cps[self.rp_fence + 1:]
         target, cands = pred.fn(self, *args)
+        self.sb_target = target
         if type(cands) is UniformChoice:
             i = cands.index_of(old.key)
             if i is None:

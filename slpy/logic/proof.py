@@ -42,11 +42,13 @@ class ProofNode:
     """A frozen choice point: the call, the candidates with their probabilities, the
     chosen one and its probability, and the choice points below it."""
     __slots__ = ("pred", "call", "guard", "_cands", "_total", "chosen", "key", "prob",
-                 "children", "path", "answer", "ground", "value")
+                 "children", "path", "answer", "ground", "value", "_by_path", "_size")
 
     def __init__(self, s: SNode | None, path: tuple):
         self.children: list[ProofNode] = []
         self.path = path
+        self._by_path = None
+        self._size = None
         if s is None:  # the root: the query itself
             self.pred = None
             self.call = None
@@ -95,13 +97,18 @@ class ProofNode:
             stack.extend(reversed(n.children))
 
     def size(self) -> int:
-        return sum(1 for _ in self)
+        # a frozen tree does not change: computed once (an MCMC state is asked often)
+        if self._size is None:
+            self._size = sum(1 for _ in self)
+        return self._size
 
     def log_prob(self) -> float:
         return sum(math.log(n.prob) for n in self)
 
     def nodes_by_path(self) -> dict:
-        return {n.path: n for n in self}
+        if self._by_path is None:
+            self._by_path = {n.path: n for n in self}
+        return self._by_path
 
     def format(self, indent: str = "  ") -> str:
         """An indented, readable rendering: one line per choice point."""
