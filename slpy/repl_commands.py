@@ -344,28 +344,9 @@ def proof_json(tree, ops=None) -> list:
 
 def _clause_var_names(parts) -> dict:
     """portray_clause's names: A, B, ... for variables occurring twice or more, _ for
-    singletons."""
-    counts: dict = {}
-    order = []
-    stack = list(reversed([x for x in parts if x is not None]))
-    while stack:
-        x = deref(stack.pop())
-        if type(x) is Var:
-            if x not in counts:
-                counts[x] = 0
-                order.append(x)
-            counts[x] += 1
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    names = {}
-    k = 0
-    for v in order:
-        if counts[v] > 1:
-            names[v] = var_letter_name(k)
-            k += 1
-        else:
-            names[v] = "_"
-    return names
+    singletons (write_canonical's rule, over all the parts together)."""
+    from .lang.writer import canonical_var_names
+    return canonical_var_names(Struct("$", tuple(x for x in parts if x is not None)))
 
 
 def _is_ctrl(g, name, arity):
