@@ -16,20 +16,12 @@ from ..terms import (
     instantiation_error, type_error, domain_error,
 )
 from . import det
+from ..terms import deref as _deref
 from .typecheck import skip_list, proper_items, build_list, bulk
 
 _cmp_key = cmp_to_key(compare)
 _by_name = attrgetter("name")
 _MINUS = "-"
-
-
-def _deref(t):
-    while type(t) is Var:
-        r = t.ref
-        if r is None:
-            return t
-        t = r
-    return t
 
 
 def atomic_key(t):
