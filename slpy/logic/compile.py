@@ -296,10 +296,14 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
     if labelled and guard is not None:
         # guard-only variables exist whether or not the call passed a guard
         from .terms import term_variables
-        for v in term_variables(guard):
-            gen.build(v, ind)
-        gexpr = gen.build(guard, ind)
-        gen.emit(ind, f"if g is not None and not unify(g, {gexpr}, trail): return None")
+        fresh = [v for v in term_variables(guard) if v not in gen.vars]
+        gen.emit(ind, "if g is None:")
+        gen.emit(ind + 1, "pass")
+        for v in fresh:
+            gen.emit(ind + 1, f"{gen.name(v)} = Var()")
+        gen.emit(ind, "else:")
+        gen.match(guard, "g", ind + 1)  # specialised, like the head arguments
+        gen.vars.update(fresh)
     goals = flatten_conj(body) if body is not None else []
     goals = [_auxiliary(ctx, g) for g in goals]
     # argument construction is emitted in source order (fresh variables appear in

@@ -68,6 +68,8 @@ class Pred:
 
     def select(self, a0):
         """Candidate clauses for a call whose first argument is a0 (already dereferenced)."""
+        if len(self.clauses) < 2:
+            return self.clauses
         key = first_arg_key(a0)
         if key is None:
             return self.clauses
@@ -76,7 +78,8 @@ class Pred:
             lst = [c for c in self.clauses if c.key is None or c.key == key]
             if len(lst) == len(self.clauses):
                 lst = self.clauses
-            self.index[key] = lst
+            if len(self.index) < 4096:  # numbers as first arguments must not grow it forever
+                self.index[key] = lst
         return lst
 
     # Mutation keeps the logical update view: running calls hold (list, end) and

@@ -138,7 +138,6 @@ class Engine:
         self.globals: dict = {}
         self.halted = None
         # replay state
-        self.rp_nodes = None
         self.rp_cut = None
         self.rp_fence = 0
         self.rp_logfactor = 0.0
@@ -476,10 +475,17 @@ class Engine:
         if op == OP_CUT:
             del cps[cb:]
             return nxt
-        if op == OP_CALL:
-            return self.goal_frame(args[0], nxt, len(cps), pn)
         if op == OP_SEXIT:
             return self._sexit(args[0], nxt)
+        if op == OP_GCALL:  # a compiled guarded call: the usual stochastic call of a prior
+            pred, gargs, guard = args
+            self.steps += 1
+            if pred.kind == STOCH:
+                return self._stoch(pred, gargs, guard, nxt, cb, pn)
+            # a guard passed to a plain predicate is ignored
+            return (pred, gargs, nxt, cb, pn)
+        if op == OP_CALL:
+            return self.goal_frame(args[0], nxt, len(cps), pn)
         if op == OP_DISJ:
             left = deref(args[0])
             if type(left) is Struct and len(left.args) == 2 and left.name in ("->", "*->"):
@@ -517,13 +523,6 @@ class Engine:
         if op == OP_NOT_SUCC:
             del cps[args[0]:]
             return None
-        if op == OP_GCALL:
-            pred, gargs, guard = args
-            self.steps += 1
-            if pred.kind == STOCH:
-                return self._stoch(pred, gargs, guard, nxt, cb, pn)
-            # a guard passed to a plain predicate is ignored
-            return (pred, gargs, nxt, cb, pn)
         if op == OP_GUARDED:
             left = deref(args[0])
             goal = deref(args[1])
@@ -648,7 +647,7 @@ class Engine:
         if pred.kind == SBUILTIN:
             # the output argument is what the choice binds: shown as a fresh variable
             t = self.sb_target
-            args = tuple(Var() if a is t else a for a in args)
+            args = tuple([Var() if a is t else a for a in args])
         node.call = _snapshot(pred, args)
         if g is not None:
             node.gcall = copy_term(g)
@@ -747,9 +746,16 @@ class Engine:
         if self.record_answers:
             # A ground answer cannot change any more, so it is kept by reference (a
             # finished derivation is never undone); replay reuses only ground answers.
-            ans = Struct("$", node.args)
-            if self._ground(node.args):
-                node.answer = ans
+            args = []
+            for a in node.args:  # dereferenced at the top: replay compares these
+                while type(a) is Var:
+                    r = a.ref
+                    if r is None:
+                        break
+                    a = r
+                args.append(a)
+            if self._ground(args):
+                node.answer = Struct("$", tuple(args))
                 node.ground = True
             else:
                 node.answer = None
@@ -891,11 +897,14 @@ class Engine:
 
     # -- replay ---------------------------------------------------------------------------------
     def _replay_lookup(self, pred, pn):
-        path = pn.path + (pn.nch,)
-        pn.nch += 1
+        i = pn.nch
+        pn.nch = i + 1
+        path = pn.path + (i,)
         cut = self.rp_cut
-        old = self.rp_nodes.get(path)
         fresh = path[:len(cut)] == cut
+        # the recorded node at the same place: the i-th child of the parent's record
+        po = pn.old
+        old = po.children[i] if po is not None and i < len(po.children) else None
         if not fresh and (old is None or old.pred is not pred):
             raise ReplayReject()
         return path, old, fresh
@@ -929,23 +938,26 @@ class Engine:
         del cps[self.rp_fence + 1:]  # kept choices are committed
         ancestor = path == self.rp_cut[:len(path)]
         same = _same_call(args, old.call) and (
-            g is None if old.guard is None else g is not None and variant(g, old.guard))
+            g is None if old.guard is None else g is not None and _same_guard(g, old.guard))
         if same and not ancestor and old.ground:
-            if not unify(Struct("$", args), old.answer, self.trail):
-                raise ReplayReject()
+            _bind_answer(args, old.answer.args, self.trail)
             memo = self.ground_memo
             for a in old.answer.args:  # known ground: ancestors need not walk it again
                 if type(a) is Struct:
                     memo[id(a)] = a
             self.plog = ((old, pn), self.plog)
             return nxt
-        node = self._new_node(pred, args, g, pn)
-        node.path = path
-        node.fresh = False
-        exitf = (P_SEXIT, (node,), nxt, cb, pn)
         if same:
             # the same call has the same candidates and probabilities: prove only the
-            # recorded clause
+            # recorded clause (and keep the recorded snapshot of the call)
+            node = SNode(pred, args, g, pn)
+            node.call = old.call
+            node.gcall = old.guard
+            node.height = len(cps)
+            node.path = path
+            node.fresh = False
+            node.old = old
+            exitf = (P_SEXIT, (node,), nxt, cb, pn)
             c = old.key
             body = c.fn(args, g, exitf, node.height, node, self.trail)
             if body is None or c.erased:
@@ -954,6 +966,11 @@ class Engine:
             node.chosen, node.key, node.clause, node.prob = c.number, c, c, old.prob
             self.plog = (node, self.plog)
             return body[1]
+        node = self._new_node(pred, args, g, pn)
+        node.path = path
+        node.fresh = False
+        node.old = old
+        exitf = (P_SEXIT, (node,), nxt, cb, pn)
         cands = self._candidates(pred, args, g, exitf, node.height, node)
         total = 0.0
         chosen = None
@@ -986,6 +1003,23 @@ class Engine:
         del self.cps[self.rp_fence + 1:]
         target, cands = pred.fn(self, *args)
         self.sb_target = target
+        if cands is old._cands and _same_call(args, old.call, target):
+            # the same call of a cached choice: the recorded value, no lookup or snapshot
+            node = SNode(pred, args, None, pn)
+            node.call = old.call
+            node.height = len(self.cps)
+            node.path = path
+            node.fresh = False
+            node.cands = cands
+            node.total = old._total
+            if not unify(target, old.value, self.trail):
+                raise ReplayReject()
+            node.chosen = node.key = old.key
+            node.value = old.value
+            node.prob = old.prob
+            self.logp += math.log(old.prob)
+            self.plog = (node, self.plog)
+            return nxt
         if type(cands) is UniformChoice:
             i = cands.index_of(old.key)
             if i is None:
@@ -1038,17 +1072,17 @@ class Engine:
         choices cannot be replayed.
         """
         saved = (self.mode, self.rng, self.plog, self.logp, self.record_answers,
-                 self.rp_nodes, self.rp_cut, self.rp_fence, self.rp_logfactor,
+                 self.rp_cut, self.rp_fence, self.rp_logfactor,
                  self.rp_cutnode)
         self.mode, self.rng, self.plog, self.logp = REPLAY, rng, None, 0.0
         self.record_answers = True
         self.ground_memo = {}
-        self.rp_nodes = tree.nodes_by_path()
         self.rp_cut = cut
         self.rp_logfactor = 0.0
         root = SNode(None, (), None, None)
         root.fresh = cut == ()
         root.path = ()
+        root.old = tree
         cps = self.cps
         base = len(cps)
         mark = len(self.trail)
@@ -1074,7 +1108,7 @@ class Engine:
                 # a finished top-level run keeps its bindings but not its trail
                 del self.trail[mark:]
             (self.mode, self.rng, self.plog, self.logp, self.record_answers,
-             self.rp_nodes, self.rp_cut, self.rp_fence, self.rp_logfactor,
+             self.rp_cut, self.rp_fence, self.rp_logfactor,
              self.rp_cutnode) = saved
 
 
@@ -1090,14 +1124,19 @@ def _rss() -> int:
         return 0
 
 
-def _same_call(args, old):
+def _same_call(args, old, target=None):
     """variant(call, old snapshot), with a fast path for calls of atomic arguments, ground
-    row-set handles and at most one unbound variable (the usual shape)."""
+    row-set handles and at most one unbound variable (the usual shape). A builtin's
+    `target` argument was snapshot as a fresh variable and stands for one."""
     oargs = old.args if type(old) is Struct else ()
     if len(oargs) != len(args):
         return False
+    if target is not None:
+        args = tuple([Var() if a is target else a for a in args])
     nvars = 0
     for a, b in zip(args, oargs):
+        if a is b:  # replay passes on the recorded (ground) terms themselves
+            continue
         while type(a) is Var:
             r = a.ref
             if r is None:
@@ -1125,6 +1164,41 @@ def _same_call(args, old):
         elif a != b:
             return False
     return nvars <= 1 or variant(Struct("$", args), Struct("$", oargs))
+
+
+def _same_guard(g, old):
+    """variant(g, old) for a guard, with a fast path for a list of numbers or atoms."""
+    a, b = g, old
+    while True:
+        a = deref(a)
+        if a is b:
+            return True
+        if not (type(a) is Struct and type(b) is Struct and a.name == "." and b.name == "."
+                and len(a.args) == 2 and len(b.args) == 2):
+            break
+        x = deref(a.args[0])
+        y = b.args[0]
+        tx = type(x)
+        if tx is not type(y) or tx is Var or tx is Struct or x != y:
+            break
+        a, b = a.args[1], b.args[1]
+    return variant(g, old)
+
+
+def _bind_answer(args, answer, trail):
+    """Unify a call with the recorded ground answer of the same call: its unbound
+    arguments are bound directly, the others are unified."""
+    for a, b in zip(args, answer):
+        while type(a) is Var:
+            r = a.ref
+            if r is None:
+                a.ref = b
+                trail.append(a)
+                break
+            a = r
+        else:
+            if a is not b and not unify(a, b, trail):
+                raise ReplayReject()
 
 
 def _snapshot(pred, args):

@@ -14,7 +14,7 @@ class SNode:
     """A stochastic choice point as it is being proved."""
     __slots__ = ("pred", "args", "guard", "parent", "call", "cands", "chosen", "key",
                  "prob", "answer", "ground", "height", "path", "nch", "fresh", "clause",
-                 "value", "total", "gcall")
+                 "value", "total", "gcall", "old")
 
     def __init__(self, pred, args, guard, parent):
         self.pred = pred
@@ -36,6 +36,7 @@ class SNode:
         self.fresh = True
         self.clause = None
         self.value = None
+        self.old = None      # replay: the recorded ProofNode at the same place
 
 
 class ProofNode:
@@ -97,10 +98,24 @@ class ProofNode:
             stack.extend(reversed(n.children))
 
     def size(self) -> int:
-        # a frozen tree does not change: computed once (an MCMC state is asked often)
-        if self._size is None:
-            self._size = sum(1 for _ in self)
+        """The number of choice points below this node (set when the tree is built)."""
         return self._size
+
+    def nth(self, k: int) -> "ProofNode":
+        """The k-th node (0-based) of the pre-order walk below this node, found through
+        the subtree sizes rather than by walking."""
+        node = self
+        while True:
+            for c in node.children:
+                if k == 0:
+                    return c
+                k -= 1
+                if k < c._size:
+                    node = c
+                    break
+                k -= c._size
+            else:
+                raise IndexError("pre-order index out of range")
 
     def log_prob(self) -> float:
         return sum(math.log(n.prob) for n in self)
@@ -154,6 +169,7 @@ def build_tree(plog) -> ProofNode:
         plog = plog[1]
     root = ProofNode(None, ())
     frozen = {}
+    made = [root]
     for e in reversed(entries):
         if type(e) is tuple:
             node, sparent = e
@@ -164,4 +180,11 @@ def build_tree(plog) -> ProofNode:
         p = ProofNode(e, parent.path + (len(parent.children),))
         parent.children.append(p)
         frozen[id(e)] = p
+        made.append(p)
+    # subtree sizes, children first (grafted subtrees carry theirs)
+    for p in reversed(made):
+        n = 0
+        for c in p.children:
+            n += c._size + 1
+        p._size = n
     return root

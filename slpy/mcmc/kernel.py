@@ -37,10 +37,7 @@ def _uc_cut(rng, state, it):
     if state.d == 0:
         return ()
     k = min(int(rng.random() * state.d), state.d - 1)
-    for i, n in enumerate(state.tree):
-        if i == k:
-            return n.path
-    raise AssertionError("d_T does not match the proof tree")
+    return state.tree.nth(k).path
 
 
 def _uc_ratio(state, new):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..logic.terms import Struct, copy_term, deref, Var
 from ..logic.engine import ReplayReject
-from ..trees.model import leaf_row_ids, shape, canonical
+from ..trees.model import leaf_row_ids, leaves_and_depth, shape, canonical
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,12 @@ class PosteriorModel:
         return self.likelihood.log_likelihood(self.rowsets, leaf_row_ids(term))
 
     def _state(self, tree, term) -> State:
-        leaves, depth = shape(term)
-        return State(tree, term, self.log_lik(term), tree.size(), leaves, depth)
+        if self.likelihood is None:  # any model term, not only trees
+            leaves, depth = shape(term)
+            return State(tree, term, 0.0, tree.size(), leaves, depth)
+        ids, depth = leaves_and_depth(term)
+        lik = self.likelihood.log_likelihood(self.rowsets, ids)
+        return State(tree, term, lik, tree.size(), len(ids), depth)
 
     def sample_prior(self, rng, max_tries: int = 1000) -> State:
         """A state drawn from the prior (backtrackable sampling)."""

@@ -44,6 +44,34 @@ def leaf_row_ids(term) -> list[int]:
     return out
 
 
+def leaves_and_depth(term) -> tuple[list[int], int]:
+    """(row-set ids of the leaves left to right, depth) in one walk: the sampler's
+    per-state summary."""
+    out = []
+    depth = 0
+    stack = [(term, 0)]
+    while stack:
+        t, d = stack.pop()
+        while type(t) is Var:
+            t = t.ref
+            if t is None:
+                raise ModelTermError("the model term is not fully built")
+        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
+            stack.append((t.args[3], d + 1))
+            stack.append((t.args[2], d + 1))
+            continue
+        if type(t) is Struct and t.name == "leaf" and len(t.args) == 1:
+            r = deref(t.args[0])
+            if type(r) is Struct and r.name == "rows":
+                out.append(deref(r.args[0]))
+                if d > depth:
+                    depth = d
+                continue
+            raise ModelTermError(f"leaf without a row set: {t}")
+        raise ModelTermError(f"not a model term: {t}")
+    return out, depth
+
+
 def shape(term) -> tuple[int, int]:
     """(number of leaves, depth) of a model term."""
     leaves = 0
