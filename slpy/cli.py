@@ -515,8 +515,12 @@ def _register_commands():
     try:
         from .pcfg.cli import exact
     except ImportError:  # the exact back end is optional while it is being built
-        return
-    main.add_command(exact, "exact")
+        pass
+    else:
+        main.add_command(exact, "exact")
+    from .report.cli import predict_cmd, report_cmd
+    main.add_command(report_cmd, "report")
+    main.add_command(predict_cmd, "predict")
 
 
 _register_commands()

@@ -24,6 +24,9 @@ def _params(values):
 @click.option("--test", type=click.Path(exists=True, dir_okay=False),
               help="Test data: per-row posterior class probabilities, acc_max, acc_prob.")
 @click.option("--holdout", type=float, help="Hold out this fraction of --data as test data.")
+@click.option("--split-seed", type=int, default=0, show_default=True,
+              help="Seed of the --holdout split (apart from --seed, so runs with "
+                   "different seeds hold out the same rows).")
 @click.option("--class-col", help="The response column (default: `class`, else the last).")
 @click.option("--likelihood", type=click.Choice(["dirichlet", "normal"]),
               help="Leaf likelihood (default: dirichlet for classes, normal for numbers).")
@@ -54,7 +57,7 @@ def _params(values):
 @click.option("--resume", type=click.Path(exists=True, file_okay=False),
               help="Continue the interrupted run in this directory.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def run_cmd(prior, data, test, holdout, class_col, likelihood, params, query, iterations,
+def run_cmd(prior, data, test, holdout, split_seed, class_col, likelihood, params, query, iterations,
             burn_in, thin, proposal, temper, delta_t, chains, jobs, seed, init, top, out,
             resume, quiet):
     """Sample the posterior over trees (proof-tree MCMC).
@@ -74,6 +77,7 @@ def run_cmd(prior, data, test, holdout, class_col, likelihood, params, query, it
             raise click.UsageError(f"{prior}: no such prior file")
         out = out or str(Path("runs") / f"{Path(prior).stem}-{Path(data).stem}-seed{seed}")
         cfg = dict(prior=str(prior), data=str(data), test=test, holdout=holdout,
+                   split_seed=split_seed,
                    class_col=class_col, likelihood=likelihood, params=_params(params),
                    query=query, iterations=iterations, burn_in=burn_in, thin=thin,
                    proposal=proposal, temper=temper, delta_t=delta_t, chains=chains,

@@ -13,8 +13,8 @@ from .chain import run_chain, written_rows
 
 DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
                 burn_in=0, thin=1, proposal="uc", temper=1, delta_t=0.2, chains=1, jobs=1,
-                seed=0, init="prior", test=None, holdout=None, class_col=None, alpha=1.0,
-                top=5)
+                seed=0, init="prior", test=None, holdout=None, split_seed=0, class_col=None,
+                alpha=1.0, top=5)
 
 
 class RunError(Exception):
@@ -29,7 +29,9 @@ def load_data(cfg):
     if cfg.get("test"):
         test = load_csv(cfg["test"], class_col=cfg.get("class_col"), regression=regression)
     elif cfg.get("holdout"):
-        rng = np.random.default_rng(np.random.SeedSequence([cfg["seed"], 7]))
+        # runs written before --split-seed existed split with the chain seed
+        split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
+        rng = np.random.default_rng(np.random.SeedSequence([split_seed, 7]))
         train, test = train_test_split(train, cfg["holdout"], rng)
     return train, test
 
@@ -73,9 +75,19 @@ def _init_term(cfg, model, train):
 def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool = True):
     """Run one chain in this process and summarise it (what crosses processes must not
     hold Prolog terms, whose row-set ids are this process's own)."""
-    from ..trees.model import Tree
     train, test = load_data(cfg)
-    model = build_model(cfg, train)
+    return chain_on_data(cfg, train, test, index, out, resume_rows, quiet)
+
+
+def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int = 0,
+                  quiet: bool = True, all_trees: bool = False, model=None):
+    """chain_job on in-memory Datasets (`test` may be None). With `all_trees` the
+    result also maps every visited model to its Tree ("all_trees"), as the
+    scikit-learn estimators need for the posterior predictive. `model`: a fresh
+    build_model(cfg, train) to use instead of building one (it must not have run)."""
+    from ..trees.model import Tree
+    if model is None:
+        model = build_model(cfg, train)
     cfg = dict(cfg)
     cfg["init_term"] = _init_term(cfg, model, train)
     progress = None if quiet else _progress_printer(cfg, index)
@@ -87,19 +99,27 @@ def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool
              for key, v in top}
     best_tree = Tree.from_term(res.best[2], model.rowsets, train, cfg.get("alpha", 1.0)) \
         if res.best[2] is not None else None
+    every = None
+    if all_trees:
+        every = {key: trees.get(key) or Tree.from_term(v.term, model.rowsets, train,
+                                                       cfg.get("alpha", 1.0))
+                 for key, v in res.visits.items()}
     pred = None
     if test is not None and res.kept and train.task == "classification":
         total = np.zeros((test.n_rows, train.n_classes))
         for key, v in res.visits.items():
-            t = trees.get(key) or Tree.from_term(v.term, model.rowsets, train,
-                                                 cfg.get("alpha", 1.0))
+            t = (every or trees).get(key) or Tree.from_term(v.term, model.rowsets, train,
+                                                            cfg.get("alpha", 1.0))
             total += v.count * t.predict_proba(test.X)
         pred = total / res.kept
     for v in res.visits.values():
         v.term = None
     res.best = (res.best[0], res.best[1], None)
-    return {"result": res, "trees": trees, "best_tree": best_tree, "pred": pred,
-            "y_test": None if test is None else test.y, "classes": train.classes}
+    job = {"result": res, "trees": trees, "best_tree": best_tree, "pred": pred,
+           "y_test": None if test is None else test.y, "classes": train.classes}
+    if every is not None:
+        job["all_trees"] = every
+    return job
 
 
 def _progress_printer(cfg, index):
@@ -169,7 +189,7 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False) -> dict:
         outs = Parallel(n_jobs=jobs)(delayed(chain_job)(cfg, i, str(out), resume_rows[i])
                                     for i in range(cfg["chains"]))
     seconds = time.perf_counter() - t0
-    summary, text = summarise(cfg, outs, seconds)
+    summary, text = summarise(cfg, outs, seconds, rd.path)
     _write_outputs(rd, cfg, outs, summary, text)
     return summary
 
@@ -189,7 +209,10 @@ def _check(cfg):
         raise RunError(str(e))
 
 
-def summarise(cfg, outs, seconds):
+def summarise(cfg, outs, seconds, run_dir=None):
+    """The summary dict and text of the chains' results. With several chains and the
+    run directory, R-hat and bulk ESS of the log-likelihood, leaves and depth traces
+    (slpy.diagnostics), and a warning line when an R-hat is above 1.01."""
     merged: dict = {}
     for o in outs:
         r = o["result"]
@@ -225,6 +248,12 @@ def summarise(cfg, outs, seconds):
                                                    1e-9), 1),
         "interrupted": any(o["result"].interrupted for o in outs),
     }
+    conv = _convergence(run_dir, outs) if run_dir is not None and len(outs) > 1 else None
+    if conv is not None:
+        summary["chain_acceptance_rates"] = [
+            o["result"].accepted / o["result"].iterations if o["result"].iterations
+            else None for o in outs]
+        summary["convergence"] = conv
     preds = [o["pred"] for o in outs if o["pred"] is not None]
     if preds:
         p = np.mean(preds, axis=0)
@@ -234,6 +263,8 @@ def summarise(cfg, outs, seconds):
              f"({summary['iterations_per_second']} it/s), {len(outs)} chain(s)"
              + (" [interrupted]" if summary["interrupted"] else ""),
              f"acceptance rate {summary['acceptance_rate']:.3f}"]
+    if conv is not None:
+        lines.extend(_convergence_lines(conv))
     if summary["swap_rates"]:
         lines.append("swap rates " + ", ".join(
             f"{k}: {v:.3f}" for k, v in summary["swap_rates"].items() if v is not None))
@@ -259,6 +290,35 @@ def summarise(cfg, outs, seconds):
                      f"{summary['best_log_lik']:.3f}")
         lines.append(str(bt))
     return summary, "\n".join(lines)
+
+
+_TRACES = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
+
+
+def _convergence(run_dir, outs):
+    """R-hat and bulk ESS of the chains' traces as written (chains cut to the shortest)."""
+    from ..diagnostics import trace_diagnostics, equal_length
+    from ..report.rundir import read_trace
+    traces = [read_trace(Path(run_dir) / f"chain_{o['result'].index}" / "trace.csv")
+              for o in outs]
+    n = min(len(t["log_lik"]) for t in traces)
+    if n < 4:
+        return None
+    diag = trace_diagnostics({k: equal_length([t[k] for t in traces]) for k, _ in _TRACES})
+    return {"chains": len(traces), "draws": n, **diag}
+
+
+def _convergence_lines(conv):
+    def fmt(x, spec, inf=False):   # None: nan, or inf when the name is in the warning
+        return ("inf" if inf else "n/a") if x is None else format(x, spec)
+    lines = [f"R-hat (bulk ESS) over {conv['chains']} chains of {conv['draws']} draws: "
+             + ", ".join(f"{label} {fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
+                         f"({fmt(conv[k]['ess_bulk'], '.0f')})" for k, label in _TRACES)]
+    if conv["rhat_warning"]:
+        names = ", ".join(label for k, label in _TRACES if k in conv["rhat_warning"])
+        lines.append(f"warning: R-hat above 1.01 for {names}: the chains disagree (run "
+                     f"longer, temper, or start from elsewhere)")
+    return lines
 
 
 def _write_outputs(rd, cfg, outs, summary, text):

@@ -120,3 +120,13 @@ def test_init_greedy_and_from_file(tmp_path):
     slpy("run", PRIOR, "--data", DATA, "-n", "20", "--init", "greedy", "-q",
          "--out", str(tmp_path / "g"))
     assert (tmp_path / "g" / "summary.json").exists()
+
+
+def test_holdout_rows_do_not_depend_on_the_chain_seed():
+    import numpy as np
+    from slpy.mcmc.run import load_data
+    def held_out(seed, split_seed):
+        cfg = dict(data=DATA, holdout=0.25, seed=seed, split_seed=split_seed)
+        return load_data(cfg)[1].X
+    assert np.array_equal(held_out(1, 0), held_out(2, 0))   # same split seed, same rows
+    assert not np.array_equal(held_out(1, 0), held_out(1, 3))

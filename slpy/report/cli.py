@@ -1,0 +1,84 @@
+"""The `slpy report` and `slpy predict` commands (registered in slpy.cli).
+
+Bad input is one line on stderr and a non-zero exit, never a traceback (unless
+``slpy --debug``); heavy modules are imported inside the commands.
+"""
+from __future__ import annotations
+
+import functools
+
+import click
+
+from . import ReportError
+
+__all__ = ["report_cmd", "predict_cmd"]
+
+
+def _one_line_errors(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ReportError as e:
+            raise click.ClickException(str(e))
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as e:
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None and ctx.find_root().params.get("debug"):
+                raise
+            raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
+    return wrapper
+
+
+@click.command("report")
+@click.argument("run_dir", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Where to write the report (default: RUN_DIR/report of the first run).")
+@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many of each run's most probable trees to compare.")
+@click.option("--test", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="CSV", help="Compare the runs' class probabilities on these rows "
+                                  "(default: the runs' own test rows).")
+@click.option("--exact", is_flag=True,
+              help="Also compare with the exact posterior (PCFG back end; tractable "
+                   "priors only).")
+@_one_line_errors
+def report_cmd(run_dir, out, top, test, exact):
+    """Figures and a summary page (report.md) of run directories."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise click.ClickException("slpy report draws with matplotlib, which is not "
+                                   "installed: pip install 'slpy[plots]'")
+    from .page import make_report
+    path, warnings = make_report(list(run_dir), out, top, test, exact)
+    for w in warnings:
+        click.echo(f"warning: {w}: the chains have not mixed")
+    click.echo(f"report: {path / 'report.md'}")
+
+
+@click.command("predict")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--data", required=True, type=click.Path(exists=True, dir_okay=False),
+              metavar="CSV", help="Rows to predict (CSV with a header naming the run's "
+                                  "features; a class column is optional).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the CSV here (default: standard output).")
+@click.option("--exact", is_flag=True,
+              help="Add the exact posterior predictive of an MCMC run (PCFG back end; "
+                   "tractable priors only).")
+@_one_line_errors
+def predict_cmd(run_dir, data, out, exact):
+    """Per-row class probabilities (or means) of a run's posterior for new data."""
+    from .predict import predict_run
+    try:
+        lines = predict_run(run_dir, data, out, exact)
+    except BrokenPipeError:           # `slpy predict ... | head`: the reader has gone
+        import os
+        import sys
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    for line in lines:
+        click.echo(line, err=out is None)

@@ -1,0 +1,379 @@
+"""A run's posterior predictive for new rows, from its run directory (`slpy predict`).
+
+The MCMC estimate is recomputed from the visited trees as `slpy run` computes it:
+each chain's trees (chain_I/models.csv, canonical terms with visit counts) are rebuilt
+on the training data, the chain's predictive is the visit-weighted mean of the trees'
+leaf posteriors, and the run's is the mean over chains. The training data are read
+again as config.json records them (with the same held-out rows) and must hash as they
+did. The exact predictive comes from the PCFG back end compiled with the run's prior,
+parameters and data (docs/pcfg.md); it is there for `slpy exact` runs and, on request,
+for MCMC runs whose prior is tractable.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import ReportError
+
+__all__ = ["parse_canonical", "tree_from_canonical", "RunData", "load_run_data",
+           "mcmc_predictive", "ExactPosterior", "exact_posterior", "read_rows",
+           "predict_run"]
+
+MISSING = ("?", "", "NA")
+
+
+# -- canonical model terms -------------------------------------------------------------------
+
+def parse_canonical(text: str, feature_names) -> list:
+    """The nodes of a canonical model term (slpy.trees.model.canonical) in pre-order:
+    ("node", feature name, threshold) or ("leaf",)."""
+    names = sorted(feature_names, key=len, reverse=True)  # longest match first
+    out = []
+    i, n, need, closes = 0, len(text), 1, 0
+    while i < n:
+        if need == 0:
+            raise ReportError(f"not a model term: {text[:60]}")
+        if text.startswith("leaf", i):
+            out.append(("leaf",))
+            i += 4
+            need -= 1
+        elif text.startswith("node(", i):
+            i += 5
+            name = next((f for f in names if text.startswith(f + ",", i)), None)
+            j = text.find(",", i + len(name) + 1) if name is not None else -1
+            try:
+                thr = float(text[i + len(name) + 1:j]) if j > 0 else None
+            except ValueError:
+                thr = None
+            if thr is None:
+                raise ReportError(f"not a split of this data at {text[i:i + 40]!r}")
+            out.append(("node", name, thr))
+            i = j + 1
+            need += 1
+        else:
+            raise ReportError(f"not a model term: {text[:60]}")
+        while i < n and text[i] in ",)":
+            closes += text[i] == ")"
+            i += 1
+    nodes = sum(1 for t in out if t[0] == "node")
+    if need != 0 or closes != nodes:
+        raise ReportError(f"not a model term: {text[:60]}")
+    return out
+
+
+def tree_from_canonical(text: str, rowsets, train, alpha=1.0):
+    """The Tree of a canonical model term, its leaves summarising the training rows
+    that reach them (as Tree.from_term builds it)."""
+    from ..trees.model import Tree, Leaf, Split
+    index = {f: k for k, f in enumerate(train.feature_names)}
+    regression = train.task == "regression"
+    pending = [rowsets.root()]
+    items = []
+    for tok in parse_canonical(text, train.feature_names):
+        rid = pending.pop()
+        if tok[0] == "leaf":
+            c = rowsets.stats(rid) if regression else rowsets.class_counts(rid)
+            items.append(Leaf(np.asarray(c, dtype=float), rid))
+        else:
+            left, right = rowsets.split(rid, index[tok[1]], tok[2])
+            pending.append(right)
+            pending.append(left)
+            items.append(tok)
+    built = []
+    for it in reversed(items):            # children before parents
+        if isinstance(it, Leaf):
+            built.append(it)
+        else:
+            left, right = built.pop(), built.pop()
+            built.append(Split(index[it[1]], it[1], it[2], left, right))
+    return Tree(built[0], list(train.feature_names), train.classes, train.task, alpha)
+
+
+def canonical_term(text: str, feature_names):
+    """A Prolog model term with the structure of a canonical term (leaves' row sets
+    are placeholders: the structure determines them)."""
+    from ..logic.terms import Atom, Struct
+    built = []
+    for tok in reversed(parse_canonical(text, feature_names)):
+        if tok[0] == "leaf":
+            built.append(Struct("leaf", (Struct("rows", (0,)),)))
+        else:
+            v = int(tok[2]) if float(tok[2]).is_integer() else tok[2]
+            left, right = built.pop(), built.pop()
+            built.append(Struct("node", (Atom(tok[1]), v, left, right)))
+    return built[0]
+
+
+# -- the run's data --------------------------------------------------------------------------
+
+@dataclass
+class RunData:
+    """The training data of a run (bucketed as the run's), its test rows, the leaves'
+    Dirichlet alpha, and row sets over the training data."""
+    train: object
+    test: object | None
+    alpha: float
+    bucketer: object | None = None
+    _rowsets: object | None = field(default=None, repr=False)
+
+    @property
+    def rowsets(self):
+        if self._rowsets is None:
+            from ..data.rowsets import RowSets
+            self._rowsets = RowSets(self.train)
+        return self._rowsets
+
+
+def _existing(path, what):
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise ReportError(f"the {what} {path} named in config.json is not there (run slpy "
+                          f"from the directory the run was started in)")
+    return str(path)
+
+
+def load_run_data(run) -> RunData:
+    """Read the training (and, for MCMC runs, test) data as the run did."""
+    from ..data import DataError, dataset_hash, load_csv
+    cfg = dict(run.config)
+    if not cfg.get("data"):
+        raise ReportError(f"{run.path}: the run has no training data")
+    cfg["data"] = _existing(cfg["data"], "training data")
+    bucketer = None
+    try:
+        if run.kind == "mcmc":
+            from ..mcmc.run import load_data
+            cfg["test"] = _existing(cfg.get("test"), "test data")
+            train, test = load_data(cfg)
+            alpha = cfg.get("alpha", 1.0)
+        else:
+            train, test = load_csv(cfg["data"], class_col=cfg.get("target")), None
+            if cfg.get("bucket"):
+                from ..pcfg.bucket import Bucketer
+                bucketer = Bucketer(cfg["bucket"], cfg.get("bucket_method") or "uniform")
+                train = bucketer.fit(train.X).transform_dataset(train)
+            alpha = cfg.get("dirichlet_alpha", 1.0)
+    except (DataError, ValueError, OSError) as e:
+        raise ReportError(f"{run.path}: cannot read the run's data: {e}")
+    if cfg.get("data_hash") and dataset_hash(train) != cfg["data_hash"]:
+        raise ReportError(f"{run.path}: {cfg['data']} is not the data the run used "
+                          f"(its hash differs from config.json's)")
+    return RunData(train, test, alpha, bucketer)
+
+
+# -- MCMC predictive -------------------------------------------------------------------------
+
+def mcmc_predictive(run, data: RunData, X, trees: dict | None = None) -> np.ndarray:
+    """Mean over chains of the visit-weighted mean of the trees' predictions: class
+    probabilities [n, C] (classification) or means [n] (regression). ``trees`` caches
+    canonical term -> Tree across calls."""
+    trees = {} if trees is None else trees
+    X = np.asarray(X, dtype=float)
+    classify = data.train.task == "classification"
+    preds = []
+    for ch in run.chains:
+        kept = sum(c for _, c in ch.models)
+        if not kept:
+            continue
+        total = np.zeros((len(X), data.train.n_classes)) if classify else np.zeros(len(X))
+        for key, count in ch.models:
+            t = trees.get(key)
+            if t is None:
+                t = trees[key] = tree_from_canonical(key, data.rowsets, data.train, data.alpha)
+            total += count * (t.predict_proba(X) if classify else t.predict_mean(X))
+        preds.append(total / kept)
+    if not preds:
+        raise ReportError(f"{run.path}: the chains list no visited models (chain_I/models.csv)")
+    return np.mean(preds, axis=0)
+
+
+# -- exact predictive ------------------------------------------------------------------------
+
+@dataclass
+class ExactPosterior:
+    """An exact posterior (slpy.pcfg ExactModel) with what prediction needs."""
+    model: object
+    program: object
+    data: RunData
+    _table: dict | None = field(default=None, repr=False)
+
+    def tree(self, deriv):
+        from ..trees.model import Tree
+        return Tree.from_term(self.model.term(deriv), self.program.rowsets, self.data.train,
+                              self.data.alpha)
+
+    def predict(self, X) -> np.ndarray:
+        """Exact posterior predictive class probabilities of the rows X (raw values:
+        bucketed here as the run bucketed its training data)."""
+        X = np.asarray(X, dtype=float)
+        if self.data.bucketer is not None:
+            X = self.data.bucketer.transform(X)
+        if self.model.route == "tree":
+            return self.model.post.predict_proba(X)
+        acc = np.zeros((len(X), self.data.train.n_classes))
+        for lp, d in self.model.post.enumerate():
+            acc += math.exp(lp) * self.tree(d).predict_proba(X)
+        return acc
+
+    def prob(self, canonical_text: str) -> float:
+        """Exact posterior probability of the tree with this canonical term."""
+        if self.model.route == "tree":
+            term = canonical_term(canonical_text, self.data.train.feature_names)
+            return math.exp(self.model.post.log_prob_term(term))
+        if self._table is None:
+            from ..trees.model import canonical
+            self._table = {}
+            for lp, d in self.model.post.enumerate():
+                key = canonical(self.model.term(d))
+                self._table[key] = self._table.get(key, 0.0) + math.exp(lp)
+        return self._table.get(canonical_text, 0.0)
+
+    def top(self, k: int) -> list:
+        """[(canonical term, exact probability)] of the k most probable trees."""
+        from ..trees.model import canonical
+        return [(canonical(self.model.term(d)), math.exp(lp))
+                for lp, d in self.model.post.kbest(k)]
+
+
+def exact_posterior(run, data: RunData) -> ExactPosterior:
+    """Compile the run's prior and data with the PCFG back end (ReportError when it
+    does not apply: a regression, a prior outside the fragment, a grammar too large)."""
+    import slpy.pcfg.builtins  # noqa: F401  (phi_split/4 and friends)
+    from ..logic.program import Program, LoadErrors
+    from ..logic.terms import PrologError
+    from ..pcfg.compile import compile_exact, CompileError
+    from ..pcfg.grammar import GrammarTooLarge
+    from ..trees.likelihood import DirichletLikelihood
+    cfg = run.config
+    if data.train.task != "classification" or cfg.get("likelihood") not in (None, "dirichlet"):
+        raise ReportError(f"{run.path}: the exact back end scores classes with the Dirichlet "
+                          f"likelihood; this run does not")
+    try:
+        kw = {}
+        if run.kind == "mcmc":
+            from ..mcmc.run import build_model
+            program = build_model(cfg, data.train).program
+        else:
+            program = Program()
+            program.attach_data(data.train)
+            for name, text in (cfg.get("params") or {}).items():
+                program.set_param(name, program.parse_query(text)[0])
+            program.consult(cfg["prior"])
+            md = cfg.get("max_depth")
+            if md is not None and "max_depth" in program.params:
+                program.set_param("max_depth", md)
+            elif md is not None:
+                kw["max_depth"] = md
+            route = cfg.get("route", "auto")
+            kw.update(family="tree" if route == "tree" else route,
+                      seed=cfg.get("seed", 0), max_nonterminals=cfg.get("max_variants", 20000),
+                      max_row_sets=cfg.get("max_row_sets"))
+        lik = DirichletLikelihood.from_dataset(data.train, alpha=data.alpha)
+        model = compile_exact(program, cfg.get("query", "cart(T)"), lik, **kw)
+    except (CompileError, GrammarTooLarge, ValueError) as e:
+        raise ReportError(f"{run.path}: the exact back end does not apply: "
+                          f"{str(e).splitlines()[0]}")
+    except (LoadErrors, PrologError, OSError) as e:
+        raise ReportError(f"{run.path}: cannot load the prior {cfg.get('prior')}: "
+                          f"{str(e).splitlines()[0]}")
+    return ExactPosterior(model, program, data)
+
+
+# -- new rows --------------------------------------------------------------------------------
+
+def read_rows(path, train, class_col: str | None = None) -> tuple:
+    """(X [n, p] in the training data's column order, true labels or None, number of
+    rows dropped for a missing value) of a CSV file with a header naming the features.
+    The labels are the column ``class_col``, else ``class``, else the one column that is
+    not a feature, when there is one."""
+    path = Path(path)
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.reader(f) if r]
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError(f"{path}: cannot read ({e})")
+    if not rows:
+        raise ReportError(f"{path}: empty file")
+    header = [h.strip() for h in rows[0]]
+    missing = [f for f in train.feature_names if f not in header]
+    if missing:
+        raise ReportError(f"{path}: no column {missing[0]!r} (the run's features are "
+                          f"{', '.join(train.feature_names)})")
+    extra = [h for h in header if h not in train.feature_names]
+    label = class_col if class_col in extra else "class" if "class" in extra else \
+        extra[0] if len(extra) == 1 else None
+    cols = [header.index(f) for f in train.feature_names]
+    X, y, dropped = [], [], 0
+    for line, r in enumerate(rows[1:], 2):
+        if len(r) != len(header):
+            raise ReportError(f"{path}: line {line} has {len(r)} fields, the header "
+                              f"{len(header)}")
+        vals = [r[j].strip() for j in cols]
+        if any(v in MISSING for v in vals):
+            dropped += 1
+            continue
+        try:
+            X.append([float(v) for v in vals])
+        except ValueError:
+            raise ReportError(f"{path}: line {line}: a feature value is not a number")
+        if label is not None:
+            y.append(r[header.index(label)].strip())
+    if not X:
+        raise ReportError(f"{path}: no complete rows")
+    return np.array(X, dtype=float), (y if label is not None else None), dropped
+
+
+def _fmt(x) -> str:
+    return repr(round(float(x), 12))
+
+
+def predict_run(run_dir, test_csv, out=None, exact: bool = False) -> list[str]:
+    """Write the predictions of the run at run_dir for the rows of test_csv (to the file
+    out, or standard output); returns summary lines (accuracy when labels are given)."""
+    from .rundir import load_run
+    from ..runs import accuracy_figures
+    run = load_run(run_dir)
+    data = load_run_data(run)
+    X, labels, dropped = read_rows(test_csv, data.train, run.config.get("class_col")
+                                   or run.config.get("target"))
+    classify = data.train.task == "classification"
+    columns, blocks = [], {}
+    if run.kind == "mcmc":
+        p = mcmc_predictive(run, data, X)
+        columns += [f"p_{c}" for c in data.train.classes] if classify else ["mean"]
+        blocks["MCMC"] = p
+    if run.kind == "exact" or exact:
+        p = exact_posterior(run, data).predict(X)
+        columns += [f"exact_p_{c}" for c in data.train.classes]
+        blocks["exact"] = p
+    header = ["row"] + (["true"] if labels is not None else []) + columns
+    mats = [b.reshape(len(X), -1) for b in blocks.values()]
+    f = open(out, "w", newline="") if out else sys.stdout
+    try:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        for i in range(len(X)):
+            w.writerow([i] + ([labels[i]] if labels is not None else [])
+                       + [_fmt(x) for m in mats for x in m[i]])
+    finally:
+        if out:
+            f.close()
+    lines = [f"{len(X)} rows" + (f" ({dropped} with a missing value left out)" if dropped
+                                 else "") + (f" -> {out}" if out else "")]
+    if labels is not None and classify:
+        index = {c: k for k, c in enumerate(data.train.classes)}
+        known = [k for k, lab in enumerate(labels) if lab in index]
+        if known:
+            y = np.array([index[labels[k]] for k in known])
+            for name, p in blocks.items():
+                a = accuracy_figures(p[known], y)
+                lines.append(f"{name}: acc_max {a['acc_max']:.4f}, acc_prob "
+                             f"{a['acc_prob']:.4f} ({len(known)} labelled rows)")
+    return lines

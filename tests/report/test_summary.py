@@ -1,0 +1,50 @@
+"""`slpy run` with several chains: R-hat and ESS in the summary, a warning above 1.01."""
+import json
+
+import numpy as np
+import pytest
+
+from slpy.diagnostics import ess, rhat
+from slpy.mcmc.run import _convergence_lines
+from .test_report import KYPHOSIS, PRIOR, ok, read_csv
+
+
+def test_run_summary_has_rhat_and_ess(tmp_path):
+    out = tmp_path / "r"
+    r = ok("run", PRIOR, "--data", KYPHOSIS, "--chains", 3, "-n", 400, "--seed", 2,
+           "--out", out)
+    s = json.loads((out / "summary.json").read_text())
+    conv = s["convergence"]
+    assert conv["chains"] == 3 and conv["draws"] == 400
+    traces = [read_csv(out / f"chain_{i}" / "trace.csv") for i in range(3)]
+    for key in ("log_lik", "leaves", "depth"):
+        col = traces[0][0].index(key)
+        x = np.array([[float(row[col]) for row in t[1:]] for t in traces])
+        want = rhat(x)
+        assert conv[key]["rhat"] == (round(want, 6) if np.isfinite(want) else None)
+        assert conv[key]["ess_bulk"] == pytest.approx(ess(x), abs=0.01)
+    assert len(s["chain_acceptance_rates"]) == 3
+    assert "R-hat (bulk ESS) over 3 chains of 400 draws: log-lik" in r.output
+    # three short chains from prior draws disagree: the warning is printed
+    assert conv["rhat_warning"] and "warning: R-hat above 1.01 for" in r.output
+    assert "timing" in s and "seconds" not in s
+
+
+def test_one_chain_has_no_convergence_figures(tmp_path):
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 100, "--out", tmp_path / "r", "-q")
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert "convergence" not in s and "R-hat" not in (tmp_path / "r" / "summary.txt").read_text()
+
+
+def test_convergence_lines():
+    conv = {"chains": 2, "draws": 100, "rhat_warning": [],
+            "log_lik": {"rhat": 1.004, "ess_bulk": 150.2},
+            "leaves": {"rhat": None, "ess_bulk": 200.0},
+            "depth": {"rhat": 1.009, "ess_bulk": 99.6}}
+    assert _convergence_lines(conv) == [
+        "R-hat (bulk ESS) over 2 chains of 100 draws: log-lik 1.004 (150), leaves n/a "
+        "(200), depth 1.009 (100)"]
+    conv["rhat_warning"] = ["leaves", "depth"]
+    lines = _convergence_lines(conv)
+    assert "leaves inf (200)" in lines[0]
+    assert lines[1].startswith("warning: R-hat above 1.01 for leaves, depth")
