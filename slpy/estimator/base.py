@@ -1,0 +1,222 @@
+"""What the two estimators share: the parameter table, fitting, the posterior mixture.
+
+``__init__`` only stores its keyword arguments (scikit-learn's convention);
+:meth:`BayesianTreeBase._check_params` validates them in ``fit`` from the declarative
+table ``_param_table``: name -> (predicate, what the value must be). The table is our
+own rather than scikit-learn's ``_parameter_constraints``, whose machinery is private.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import fitting
+
+
+# ---- predicates of the parameter table ----------------------------------------------------
+
+def _int(lo, hi=None):
+    def ok(v):
+        return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= lo \
+            and (hi is None or v <= hi)
+    return ok
+
+
+def _real(lo, hi=None, lo_open=False, hi_open=False):
+    def ok(v):
+        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v):
+            return False
+        return (v > lo if lo_open else v >= lo) and \
+            (hi is None or (v < hi if hi_open else v <= hi))
+    return ok
+
+
+def _none_or(pred):
+    return lambda v: v is None or pred(v)
+
+
+def _choice(*values):
+    return lambda v: isinstance(v, str) and v in values
+
+
+def _burn_in(v):
+    return _int(0)(v) or (isinstance(v, float) and 0.0 <= v < 1.0)
+
+
+def _prior(v):
+    return isinstance(v, os.PathLike) or (isinstance(v, str) and v != "")
+
+
+def _prior_params(v):
+    return v is None or (isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(x, (numbers.Real, str)) and not isinstance(x, bool)
+        for k, x in v.items()))
+
+
+def _random_state(v):
+    return v is None or _int(0)(v) or isinstance(v, (np.random.RandomState,
+                                                     np.random.Generator))
+
+
+def _n_jobs(v):
+    return v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                         and v != 0)
+
+
+_SHARED = {
+    "prior": (_prior, "a shipped prior's name (e.g. 'growtree') or a path to an .slp file"),
+    "alpha": (_none_or(_real(0, 1)), "None or a number in [0, 1]"),
+    "beta": (_none_or(_real(0)), "None or a number >= 0"),
+    "min_leaf": (_none_or(_int(1)), "None or an integer >= 1"),
+    "prior_params": (_prior_params, "None or a dict of parameter name -> number or "
+                                    "Prolog text"),
+    "query": (lambda v: isinstance(v, str) and v != "", "a Prolog goal such as 'cart(T)'"),
+    "n_iter": (_int(1), "an integer >= 1"),
+    "burn_in": (_burn_in, "an integer >= 0 (iterations) or a float in [0, 1) "
+                          "(a fraction of n_iter)"),
+    "thin": (_int(1), "an integer >= 1"),
+    "proposal": (lambda v: isinstance(v, str), "'uc', 'q0' or 'cycle:N'"),
+    "n_chains": (_int(1), "an integer >= 1"),
+    "tempering": (_int(1), "an integer >= 1 (1: no tempering)"),
+    "delta_t": (_real(0, lo_open=True), "a number > 0"),
+    "init": (_choice("prior", "greedy"), "'prior' or 'greedy'"),
+    "bucket": (_none_or(_int(2)), "None or an integer >= 2"),
+    "n_trees": (_int(1), "an integer >= 1"),
+    "n_jobs": (_n_jobs, "None or a non-zero integer"),
+    "random_state": (_random_state, "None, an integer >= 0, a numpy RandomState or "
+                                    "Generator"),
+}
+
+
+class BayesianTreeBase(BaseEstimator):
+    """Fitting and the posterior mixture; subclasses add the response's side."""
+
+    _task: ClassVar[str]
+    _param_table: ClassVar[dict] = _SHARED
+
+    # ---- parameters ------------------------------------------------------------------
+    def _check_params(self) -> None:
+        name = type(self).__name__
+        for key, (ok, what) in self._param_table.items():
+            value = getattr(self, key)
+            if not ok(value):
+                raise ValueError(f"{name}: {key} must be {what}, got {value!r}")
+        if self._burn_in() >= self.n_iter:
+            raise ValueError(f"{name}: burn_in ({self.burn_in!r}) leaves no kept "
+                             f"iterations of n_iter={self.n_iter}")
+        from ..mcmc.kernel import make_proposal
+        try:
+            make_proposal(self.proposal)
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
+        clash = {"alpha", "beta", "min_leaf"} & set(self.prior_params or {})
+        for key in sorted(clash):
+            if getattr(self, key) is not None:
+                raise ValueError(f"{name}: {key} is given both as a parameter and in "
+                                 f"prior_params")
+
+    def _burn_in(self) -> int:
+        b = self.burn_in
+        return int(b * self.n_iter) if isinstance(b, float) else int(b)
+
+    def _prior_param_values(self) -> dict:
+        """The prior's parameters to set: alpha/beta/min_leaf when given, then
+        prior_params. Numbers become Python numbers (a grid search may pass numpy's)."""
+        out = {}
+        for key in ("alpha", "beta", "min_leaf"):
+            v = getattr(self, key)
+            if v is not None:
+                out[key] = int(v) if key == "min_leaf" else float(v)
+        for key, v in (self.prior_params or {}).items():
+            if isinstance(v, numbers.Integral):
+                v = int(v)
+            elif isinstance(v, numbers.Real):
+                v = float(v)
+            out[key] = v
+        return out
+
+    # ---- fitting ---------------------------------------------------------------------
+    def _feature_names(self) -> list[str]:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and len(set(names)) == len(names):
+            return [str(n) for n in names]
+        return [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _fit_posterior(self, train, dirichlet_alpha: float | None = None) -> dict:
+        """The learnt attributes of the posterior over trees given the Dataset
+        ``train`` (the caller sets them all at once, so a failed fit changes none)."""
+        from ..pcfg.bucket import Bucketer
+        if self.bucket is not None:
+            train = Bucketer(int(self.bucket)).fit(train.X).transform_dataset(train)
+        seed = fitting.seed_from(self.random_state)
+        path = fitting.resolve_prior(self.prior)
+        params = self._prior_param_values()
+        # what the fit used, for saving and for rebuilding an exact posterior
+        info = {"prior_file": path.name, "prior_source": path.read_text(),
+                "prior_params": params, "query": self.query,
+                "dirichlet_alpha": dirichlet_alpha}
+        out = {"seed_": seed, "_fit_info": info, "_exact_train": None, "_exact_post": None}
+        if self.method == "exact":
+            program = fitting.build_program(params, train, path=path)
+            post = fitting.fit_exact(program, self.query, train, dirichlet_alpha, seed)
+            trees, map_tree = fitting.exact_trees(post, int(self.n_trees))
+            return dict(out, trees_=trees, map_tree_=map_tree, trace_=None,
+                        log_marginal_likelihood_=post.log_marginal_likelihood,
+                        _exact_train=train, _exact_post=post)
+        from ..mcmc.run import DEFAULTS
+        cfg = dict(DEFAULTS, prior=str(path), query=self.query, params=params,
+                   iterations=int(self.n_iter), burn_in=self._burn_in(),
+                   thin=int(self.thin), proposal=self.proposal,
+                   temper=int(self.tempering), delta_t=float(self.delta_t),
+                   chains=int(self.n_chains), seed=seed, init=self.init, top=1,
+                   alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
+        trees, trace = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs)
+        out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace)
+        if self._task == "classification":      # (regression has no exact method)
+            out["log_marginal_likelihood_"] = None
+        return out
+
+    # ---- prediction ------------------------------------------------------------------
+    def _check_X(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def _exact_posterior(self):
+        """The exact posterior (rebuilt from the training data after unpickling or
+        loading, where it is not stored)."""
+        if self._exact_post is None:
+            info = self._fit_info
+            program = fitting.build_program(info["prior_params"], self._exact_train,
+                                            source=info["prior_source"],
+                                            name=info["prior_file"])
+            self._exact_post = fitting.fit_exact(program, info["query"], self._exact_train,
+                                                 info["dirichlet_alpha"], self.seed_)
+        return self._exact_post
+
+    def __getstate__(self):
+        # the exact posterior holds row-set tables whose ids are this process's own
+        state = super().__getstate__()
+        if state.get("_exact_post") is not None:
+            state = dict(state, _exact_post=None)
+        return state
+
+    # ---- saving ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` as JSON (format slpy-estimator/1,
+        docs/python.md); :func:`slpy.estimator.load` reads it back."""
+        from .io import save
+        save(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save` (it must be of this class)."""
+        from .io import load
+        est = load(path)
+        if not isinstance(est, cls):
+            raise ValueError(f"{path}: holds a {type(est).__name__}, not a {cls.__name__}")
+        return est

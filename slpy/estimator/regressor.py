@@ -1,0 +1,90 @@
+"""BayesianTreeRegressor: the posterior over regression trees as a scikit-learn
+regressor (docs/python.md)."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import validate_data
+
+from ..data.dataset import Dataset
+from ..trees.model import Leaf
+from .base import BayesianTreeBase, _SHARED, _choice
+
+
+class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
+    """Bayesian regression trees under an SLP prior (GROWTREE by default).
+
+    Leaves score the response by the conjugate normal model of Chipman, George &
+    McCulloch (1998) (``slpy.trees.likelihood.NormalLikelihood``: mu_bar = mean(y),
+    a = 1/3, nu = 3, lam calibrated on var(y)); the posterior over trees is sampled by
+    proof-tree MCMC. ``predict`` is the posterior predictive mean: each leaf's
+    posterior mean (sum_i + a mu_bar) / (n_i + a), averaged over the trees with their
+    posterior weights. Parameters, attributes and the save format: docs/python.md.
+    """
+
+    _task = "regression"
+    _param_table = dict(
+        {k: v for k, v in _SHARED.items() if k != "n_trees"},
+        method=(_choice("mcmc"), "'mcmc' (the exact back end needs a leaf-decomposable "
+                                 "likelihood, and the normal one is not)"),
+        init=(_choice("prior"), "'prior' (the greedy CART tree is built for classes)"))
+
+    def __init__(self, *, prior="growtree", alpha=None, beta=None, min_leaf=None,
+                 prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
+                 burn_in=0.2, thin=1, proposal="uc", n_chains=1, tempering=1, delta_t=0.2,
+                 init="prior", bucket=None, n_jobs=None, random_state=None):
+        self.prior = prior
+        self.alpha = alpha
+        self.beta = beta
+        self.min_leaf = min_leaf
+        self.prior_params = prior_params
+        self.query = query
+        self.method = method
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
+        self.proposal = proposal
+        self.n_chains = n_chains
+        self.tempering = tempering
+        self.delta_t = delta_t
+        self.init = init
+        self.bucket = bucket
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the posterior over trees to X [n_samples, n_features] and numbers y."""
+        from ..trees.likelihood import NormalLikelihood
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        name = type(self).__name__
+        if y.shape[0] < 2:
+            raise ValueError(f"{name} needs at least two samples, got 1 sample")
+        if np.ptp(y) == 0:
+            raise ValueError(f"{name}: y is constant ({y[0]!r}); the normal likelihood's "
+                             f"scale is calibrated on the variance of y")
+        train = Dataset(X, y, self._feature_names(), None, "regression")
+        lik = NormalLikelihood.from_dataset(train)
+        learnt = self._fit_posterior(train)
+        self._normal = {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
+        vars(self).update(learnt)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Posterior predictive mean of y for each row of X."""
+        X = self._check_X(X)
+        a, mu_bar = self._normal["a"], self._normal["mu_bar"]
+        out = np.zeros(X.shape[0])
+        total = 0.0
+        for tree, w in self.trees_:
+            stats = _node_stats(tree)[tree.apply(X)]
+            out += w * (stats[:, 1] + a * mu_bar) / (stats[:, 0] + a)
+            total += w
+        return out / total
+
+
+def _node_stats(tree) -> np.ndarray:
+    """[n, sum, css] of each node in pre-order (the order of Tree.apply); 0 at splits."""
+    return np.array([n.counts if isinstance(n, Leaf) else np.zeros(3)
+                     for n in tree.nodes()], dtype=np.float64).reshape(-1, 3)

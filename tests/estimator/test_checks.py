@@ -1,0 +1,46 @@
+"""scikit-learn's own estimator checks (sklearn.utils.estimator_checks)."""
+from sklearn.datasets import make_regression
+from sklearn.preprocessing import StandardScaler, scale
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from slpy.estimator import BayesianTreeClassifier, BayesianTreeRegressor
+
+# Short chains keep the ~70 checks a class fast. The classifier's start from slpy's
+# greedy CART tree, so that check_classifiers_train (accuracy > 0.83 on blobs) passes
+# with a wide margin (0.95); the regressor's score is tested below.
+ESTIMATORS = [BayesianTreeClassifier(n_iter=50, init="greedy", random_state=0),
+              BayesianTreeRegressor(n_iter=50, random_state=0)]
+
+# The exclusions, each with its reason; docs/python.md lists them (test_docs checks).
+EXPECTED_FAILURES = {
+    BayesianTreeRegressor: {
+        "check_regressors_train":
+            "the check sets alpha = 0.01 on any regressor that has an `alpha` and no "
+            "`alphas` (meant for linear models' regularisation); here alpha is "
+            "GROWTREE's probability that the root splits, and a prior that almost "
+            "never splits fits a one-split tree with R^2 just under the check's 0.5 "
+            "(test_regressor_scores_on_the_checks_data runs the same fit with the "
+            "default prior)",
+    },
+}
+
+
+def expected_failed_checks(estimator):
+    return EXPECTED_FAILURES.get(type(estimator), {})
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_regressor_scores_on_the_checks_data():
+    """check_regressors_train's data and threshold, with the prior's own alpha; and
+    the check's alpha = 0.01 is what fails it."""
+    X, y = make_regression(n_samples=200, n_features=10, n_informative=1, bias=5.0,
+                           noise=20, random_state=42)
+    X, y = StandardScaler().fit_transform(X), scale(y)
+    r = BayesianTreeRegressor(n_iter=200, random_state=0)
+    assert r.fit(X, y).score(X, y) > 0.5
+    assert r.fit(X.tolist(), y.tolist()).predict(X).shape == y.shape
+    assert r.set_params(alpha=0.01).fit(X, y).score(X, y) < 0.5
