@@ -35,8 +35,8 @@ def rows_term(rid: int):
 def _state(eng):
     rs = getattr(eng, "rowsets", None)
     if rs is None:
-        raise existence_error("data", atom("training_data"),
-                              atom("this prior needs data: give --data FILE"))
+        raise existence_error("data", atom("training_data"), Struct("context", (
+            Var(), atom("this prior needs data: give --data FILE"))))
     return rs
 
 

@@ -627,7 +627,7 @@ class Engine:
         trail = self.trail
         mark = len(trail)
         for c in pred.clauses:
-            if c.ground_label is not None:
+            if c.label_fn is None:  # a constant label and no guard to unify
                 total += c.ground_label
                 continue
             r = c.label_fn((), g, None, 0, None, trail)

@@ -242,11 +242,15 @@ class Program:
             if is_ground(lab):
                 from .arith import eval_arith
                 try:
-                    c.pred = pred
-                    c.ground_label = self.engine._label_value(eval_arith(lab), c)
+                    value = eval_arith(lab)
                 except PrologError as e:
                     raise LoadError(f"{where}label of {name}/{arity}: {e}", e.term)
-            else:
+                if type(value) is float and not math.isfinite(value) or value < 0:
+                    raise LoadError(f"{where}the label of {name}/{arity} is {value}: a label "
+                                    "must be a finite number >= 0")
+                c.ground_label = value
+            if parts.guard is not None or not is_ground(lab):
+                # pure sampling normalises over the clauses whose guard unifies
                 c.label_fn = compile_clause(self.ctx, Atom("$label"), None, parts.label,
                                             parts.guard)
         if first:

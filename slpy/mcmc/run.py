@@ -43,6 +43,10 @@ def build_model(cfg, train):
     p = Program()
     p.consult(cfg["prior"])
     for k, v in cfg.get("params", {}).items():
+        if k not in p.params:
+            declared = ", ".join(sorted(p.params)) or "none"
+            raise RunError(f"-p {k}: {cfg['prior']} declares no parameter {k} "
+                           f"(declared: {declared})")
         p.set_param(k, _param_term(p, v))
     p.attach_data(train)
     lik_name = cfg.get("likelihood") or ("normal" if train.task == "regression"

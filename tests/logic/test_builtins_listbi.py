@@ -266,8 +266,9 @@ def test_million_element_lists_are_fast_and_iterative():
     assert once("memberchk", n, lst)
     e = Var()
     assert once("nth1", n, lst, e) and deref(e) == n
-    # generous bound for slow CI machines; each step alone is well under a second
-    assert time.perf_counter() - start < 10
+    # not a timing test: a quadratic step would take hours, each step here is well
+    # under a second on a quiet machine
+    assert time.perf_counter() - start < 120
 
 
 def test_term_size_limit_is_respected():
