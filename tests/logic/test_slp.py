@@ -285,3 +285,17 @@ def test_replay_compares_guards_too():
             assert factor != 0
             checked += 1
     assert checked > 10
+
+
+def test_guards_select_clauses_with_constant_labels():
+    # pure sampling and enumeration normalise over the clauses whose guard unifies, even
+    # when the labels are constants
+    p = Program()
+    p.consult_text("0.5 :: [fair] :: toss(head).\n0.5 :: [fair] :: toss(tail).\n"
+                   "0.9 :: [biased] :: toss(head).\n0.1 :: [biased] :: toss(tail).\n")
+    e = exact(p, "[biased] :: toss(X)", lambda b: str(b["X"]))
+    assert e == pytest.approx({"head": 0.9, "tail": 0.1})
+    c = sample_counts(p, "[biased] :: toss(X)", lambda b: str(b["X"]), 2000, seed=3,
+                      pure=True)
+    assert "fail" not in c
+    assert chi2_ok(c, {"head": 0.9, "tail": 0.1}, 2000) > 0.01

@@ -130,3 +130,10 @@ def test_holdout_rows_do_not_depend_on_the_chain_seed():
         return load_data(cfg)[1].X
     assert np.array_equal(held_out(1, 0), held_out(2, 0))   # same split seed, same rows
     assert not np.array_equal(held_out(1, 0), held_out(1, 3))
+
+
+def test_undeclared_parameter_is_an_error():
+    r = CliRunner().invoke(main, ["run", PRIOR, "--data", DATA, "-n", "10", "-p", "alpah=0.5",
+                                  "-q"])
+    assert r.exit_code != 0
+    assert "declares no parameter alpah" in r.output and "Traceback" not in r.output
