@@ -158,8 +158,19 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
             return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
-        eng.split_cache[key] = u
+        _remember(eng.split_cache, key, u)
     return u
+
+
+# Cached split choices are rebuilt identically when needed again, so the cache can be
+# dropped: a long run meets hundreds of thousands of row sets and must not keep them all
+SPLIT_CACHE_LIMIT = 100_000
+
+
+def _remember(cache, key, u):
+    if len(cache) >= SPLIT_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = u
 
 
 @det("valid_splits", 3)
@@ -229,7 +240,7 @@ def _split_choice_except(eng, rid, min_leaf, forbidden) -> UniformChoice:
 
         u = UniformChoice(len(allowed), lambda i: full.value(int(allowed[i])),
                           lambda i: full.key(int(allowed[i])), index_of)
-        eng.split_cache[key] = u
+        _remember(eng.split_cache, key, u)
     return u
 
 

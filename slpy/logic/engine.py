@@ -142,6 +142,7 @@ class Engine:
         self.rp_fence = 0
         self.rp_logfactor = 0.0
         self.rp_cutnode = None
+        self.rp_linked = []
         self.min_prob = 0.0
         self.rowsets = None  # data-aware builtins attach their state here
 
@@ -957,6 +958,7 @@ class Engine:
             node.path = path
             node.fresh = False
             node.old = old
+            self.rp_linked.append(node)
             exitf = (P_SEXIT, (node,), nxt, cb, pn)
             c = old.key
             body = c.fn(args, g, exitf, node.height, node, self.trail)
@@ -970,6 +972,7 @@ class Engine:
         node.path = path
         node.fresh = False
         node.old = old
+        self.rp_linked.append(node)
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
         cands = self._candidates(pred, args, g, exitf, node.height, node)
         total = 0.0
@@ -1083,6 +1086,9 @@ class Engine:
         root.fresh = cut == ()
         root.path = ()
         root.old = tree
+        # SNodes linked to the old tree, unlinked afterwards: the new tree's records
+        # hold SNodes, which must not keep every earlier tree alive
+        self.rp_linked = [root]
         cps = self.cps
         base = len(cps)
         mark = len(self.trail)
@@ -1103,6 +1109,9 @@ class Engine:
             undo_to(self.trail, mark)
             raise
         finally:
+            for n in self.rp_linked:
+                n.old = None
+            self.rp_linked = []
             del cps[base:]
             if base == 0:
                 # a finished top-level run keeps its bindings but not its trail
