@@ -1,0 +1,38 @@
+"""A chain holds its current proof tree, not the history of earlier ones."""
+import gc
+from pathlib import Path
+
+import numpy as np
+
+from slpy import Program
+from slpy.data import load_csv
+from slpy.logic.proof import ProofNode
+from slpy.mcmc.kernel import build_kernel, make_proposal
+from slpy.mcmc.model import PosteriorModel
+from slpy.trees import make_likelihood
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def live_proof_nodes() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is ProofNode)
+
+
+def test_proof_trees_of_rejected_and_replaced_states_are_freed():
+    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
+    p = Program()
+    p.consult(ROOT / "priors" / "growtree.slp")
+    p.attach_data(ds)
+    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    k = build_kernel(m, make_proposal("uc"))
+    rng = np.random.default_rng(5)
+    s = m.sample_prior(rng)
+    for it in range(300):
+        s, _ = k(rng, s, it)
+    before = live_proof_nodes()
+    for it in range(1500):
+        s, _ = k(rng, s, it)
+    # what is alive is about the current tree; 1,500 steps of history would be
+    # thousands of nodes
+    assert live_proof_nodes() <= before + 3 * (s.d + 1) + 50
