@@ -79,6 +79,14 @@ class PosteriorModel:
                 raise ValueError("the initial tree does not match the query's answer")
             ok, tree, _ = self.engine.run_sampling(goal, rng, record=True)
             if ok and canonical(deref(ans)) == target:
+                # With the answer bound, choices the tree decides were recorded with
+                # probability 1; replaying every choice with the answer open records
+                # their prior probabilities, as later regrowths will.
+                goal, ans = self._fresh_goal()
+                try:
+                    tree, _ = self.engine.run_replay(goal, tree, (-1,), rng)
+                except ReplayReject:
+                    continue
                 return self._state(tree, deref(ans))
         raise ValueError("the prior gives the initial tree probability 0")
 

@@ -1,4 +1,5 @@
-"""A chain holds its current proof tree, not the history of earlier ones."""
+"""MCMC states: a chain holds its current proof tree, not the history of earlier ones;
+a given initial tree records its prior probabilities."""
 import gc
 from pathlib import Path
 
@@ -36,3 +37,20 @@ def test_proof_trees_of_rejected_and_replaced_states_are_freed():
     # what is alive is about the current tree; 1,500 steps of history would be
     # thousands of nodes
     assert live_proof_nodes() <= before + 3 * (s.d + 1) + 50
+
+
+def test_a_given_initial_tree_records_its_prior_probabilities():
+    # --init: the state built for a given tree records the same choice probabilities
+    # as the state of the same tree drawn from the prior (not 1 for choices the given
+    # tree decides, which would make every later proposal pay for them)
+    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
+    p = Program()
+    p.consult(ROOT / "priors" / "growtree.slp")
+    p.attach_data(ds)
+    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        s = m.sample_prior(rng)
+        given = m.state_from_term(s.term, rng)
+        assert given.d == s.d
+        assert abs(given.tree.log_prob() - s.tree.log_prob()) < 1e-9
