@@ -1,0 +1,615 @@
+"""slpy's MCMC (`slpy run`) against the exact posterior (`slpy exact`'s back end) where
+exact answers exist: GROWTREE on kyphosis and the phi^-b prior of paper 004 on a small
+bucketed data set. Same data, same prior, same Dirichlet(1) leaves.
+
+    python benchmarks/exact_vs_mcmc.py           # full run (about 8 min of one core)
+    python benchmarks/exact_vs_mcmc.py --quick   # seconds; bundled data only
+
+For every checkpoint n (iterations from the start of the chain, no burn-in) it
+compares the chain's estimates after n iterations with the exact values:
+
+- ``tv_trees``: total variation between the visit frequencies of trees and their exact
+  posterior probabilities, over *all* trees: 0.5 (sum over visited trees of
+  |p_hat - p| + the exact mass of the trees not visited). It is exact, not a bound.
+- ``err_top``: the largest |p_hat - p| over the K most probable trees (exact k-best).
+- ``pred_max``: the largest |p_hat(y | x) - p(y | x)| over the query rows (the
+  training rows) and classes, p(y | x) the exact posterior predictive; ``pred_mean``
+  the mean absolute difference.
+- ``tv_leaves``: total variation between the distributions of the number of leaves
+  (reference: a long run of the exact sampler, n_ref samples; its own noise is shown
+  by the iid curve).
+
+The same figures for n *independent exact posterior samples* (the exact sampler;
+predictive by the paper's path sampling, which is an iid ensemble for each row) show
+what Monte Carlo error alone costs: the gap between the MCMC curve and the iid curve
+is the price of autocorrelation. The MCMC's own end-of-run predictions
+(`predictions.csv`, `slpy run --test`) are checked against the reconstruction here.
+
+Writes benchmarks/out/exact_vs_mcmc[-quick]/ (run directories, curves.csv,
+summary.json) and, for a full run, docs/results/exact_vs_mcmc.md and
+docs/results/figures/exact_*.png.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SHARED_DATA = ROOT.parent / "shared" / "data"
+BUNDLED = ROOT / "examples" / "data"
+DATE = "2026-11-21"
+
+
+# ---- model strings (slpy.trees.model.canonical) -------------------------------------------
+
+def parse_canonical(s: str):
+    """'node(F,V,L,R)' / 'leaf' -> nested tuples ('leaf',) / (F, V, L, R)."""
+    pos = 0
+
+    def tree():
+        nonlocal pos
+        if s.startswith("leaf", pos):
+            pos += 4
+            return ("leaf",)
+        assert s.startswith("node(", pos), s[pos:pos + 20]
+        pos += 5
+        comma = s.index(",", pos)
+        f = s[pos:comma]
+        pos = comma + 1
+        comma = s.index(",", pos)
+        v = float(s[pos:comma])
+        pos = comma + 1
+        left = tree()
+        assert s[pos] == ","
+        pos += 1
+        right = tree()
+        assert s[pos] == ")"
+        pos += 1
+        return (f, v, left, right)
+
+    t = tree()
+    assert pos == len(s), s
+    return t
+
+
+def to_term(t):
+    """A model term node(F, V, L, R) / leaf(rows(0)) (leaves' rows are not compared by
+    TreePosterior.derivation_of)."""
+    from slpy.logic.terms import Atom, Struct
+    if t[0] == "leaf":
+        return Struct("leaf", (Struct("rows", (0,)),))
+    v = int(t[1]) if t[1] == int(t[1]) else t[1]
+    return Struct("node", (Atom(t[0]), v, to_term(t[2]), to_term(t[3])))
+
+
+def leaves_of(t, X, names) -> np.ndarray:
+    """Leaf index (pre-order) of each row of X; rows with x <= V go left."""
+    out = np.empty(len(X), dtype=np.int64)
+    counter = [0]
+
+    def walk(t, idx):
+        if t[0] == "leaf":
+            out[idx] = counter[0]
+            counter[0] += 1
+            return
+        go = X[idx, names[t[0]]] <= t[1]
+        walk(t[2], idx[go])
+        walk(t[3], idx[~go])
+
+    walk(t, np.arange(len(X)))
+    return out
+
+
+def tree_predict(t, train, Xq, names, alpha=1.0) -> np.ndarray:
+    """Dirichlet posterior mean class probabilities of the query rows' leaves."""
+    C = len(train.classes)
+    lt = leaves_of(t, train.X, names)
+    lq = leaves_of(t, Xq, names)
+    nleaf = max(lt.max(), lq.max()) + 1
+    counts = np.zeros((nleaf, C))
+    np.add.at(counts, (lt, train.y), 1.0)
+    post = counts + alpha
+    return (post / post.sum(axis=1, keepdims=True))[lq]
+
+
+# ---- the cases ------------------------------------------------------------------------------
+
+def cases(cfg, out: Path):
+    """[(name, label, prior, params, csv path, iterations, seeds)]."""
+    from slpy.data.dataset import load_csv
+    from slpy.pcfg.bucket import bucket_dataset
+    res = []
+    if cfg.quick:
+        res.append(("kyphosis_growtree10", "kyphosis, GROWTREE (alpha 0.95, beta 1, "
+                    "min_leaf 10)", "growtree.slp", {"min_leaf": 10},
+                    BUNDLED / "kyphosis.csv", cfg.iterations or 20_000, [1]))
+        return res
+    res.append(("kyphosis_growtree", "kyphosis, GROWTREE (alpha 0.95, beta 1, min_leaf 5)",
+                "growtree.slp", {"min_leaf": 5}, BUNDLED / "kyphosis.csv",
+                cfg.iterations or 200_000, [1, 2]))
+    src = SHARED_DATA / "caesarian.csv"
+    if src.exists():
+        ds, _ = bucket_dataset(load_csv(src), 10)
+        path = out / "caesarian_bucket10.csv"
+        write_csv(ds, path)
+        res.append(("caesarian_phi", "Caesarian (10 buckets), phi prior (ln phi = 2)",
+                    "phi.slp", {}, path, cfg.phi_iterations or 100_000, [1]))
+    else:
+        print(f"skipping caesarian: {src} not found", file=sys.stderr)
+    return res
+
+
+def write_csv(ds, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(list(ds.feature_names) + ["class"])
+        for x, y in zip(ds.X, ds.y):
+            w.writerow([repr(int(v)) if v == int(v) else repr(float(v)) for v in x]
+                       + [ds.classes[y]])
+
+
+def checkpoints(n: int) -> list[int]:
+    """500, 1,000, 2,000, 5,000, 10,000, ... up to n, and n."""
+    pts = {m * 10 ** e for e in range(2, 9) for m in (1, 2, 5)}
+    return sorted(p for p in pts | {n} if 500 <= p <= n)
+
+
+# ---- one case -------------------------------------------------------------------------------
+
+def exact_side(prior, params, data_path, cfg, n_iid, log):
+    """The exact posterior, its top trees, predictive, and an iid reference."""
+    from slpy.data.dataset import load_csv
+    from slpy.data.rowsets import RowSets
+    from slpy.pcfg.grammar import growtree_grammar, phi_grammar
+    from slpy.pcfg.inside import TreePosterior
+    from slpy.trees.likelihood import DirichletLikelihood
+    from slpy.trees.model import canonical
+    train = load_csv(data_path)
+    t0 = time.perf_counter()
+    rs = RowSets(train)
+    if prior == "growtree.slp":
+        g = growtree_grammar(rs, params.get("alpha", 0.95), params.get("beta", 1.0),
+                             params.get("min_leaf", 5))
+    else:
+        g = phi_grammar(rs, params.get("log_phi", 2.0))
+    post = TreePosterior(g, DirichletLikelihood.from_dataset(train))
+    t_build = time.perf_counter() - t0
+    top = [(math.exp(lp), canonical(post.term(d))) for lp, d in post.kbest(cfg.top)]
+    t = time.perf_counter()
+    pred = post.predict_proba(train.X)
+    t_pred = time.perf_counter() - t
+    log(f"  exact: {g.n_rowsets:,} row sets, {g.n_nonterminals:,} nonterminals, "
+        f"built in {t_build:.1f} s, predictive of {train.n_rows} rows {t_pred:.1f} s, "
+        f"top tree {top[0][0]:.4f}")
+    rng = np.random.default_rng(cfg.seed)
+    t = time.perf_counter()
+    n_ref = cfg.ref_factor * n_iid
+    drawn = post.sample(rng, n_ref)
+    leaves_ref = np.array([post.shape(d)[0] for d in drawn])
+    iid = drawn[:n_iid]
+    iid_logp = {d: post.log_prob(d) for d in set(iid)}
+    paths = post.path_leaves(train.X, n_iid, rng)            # [rows, n_iid]
+    leafpred = post.leaf_predictions()                        # [n_rowsets, C]
+    t_iid = time.perf_counter() - t
+    log(f"  exact sampler: {n_ref:,} samples and {n_iid:,} paths a row in {t_iid:.1f} s")
+    return {"train": train, "post": post, "top": top, "pred": pred,
+            "leaves_ref": leaves_ref, "iid": iid, "iid_logp": iid_logp, "paths": paths,
+            "leafpred": leafpred, "seconds": {"build": t_build, "predict": t_pred,
+                                              "iid": t_iid},
+            "grammar": g.describe(), "log_ml": post.log_marginal_likelihood}
+
+
+def leaves_tv(sample_leaves, ref_leaves) -> float:
+    m = max(sample_leaves.max(), ref_leaves.max()) + 1
+    a = np.bincount(sample_leaves, minlength=m) / len(sample_leaves)
+    b = np.bincount(ref_leaves, minlength=m) / len(ref_leaves)
+    return 0.5 * float(np.abs(a - b).sum())
+
+
+def tv_counts(counts: dict, n: int, logp: dict) -> float:
+    """Total variation over all trees between counts/n and exp(logp)."""
+    s = 0.0
+    mass = 0.0
+    for k, c in counts.items():
+        p = math.exp(logp[k])
+        s += abs(c / n - p)
+        mass += p
+    return 0.5 * (s + max(0.0, 1.0 - mass))
+
+
+def curves_iid(ex, pts, top):
+    post = ex["post"]
+    rows = []
+    counts = {}
+    canon_cache = {}
+    from slpy.trees.model import canonical
+    iid = ex["iid"]
+    leaves = np.array([post.shape(d)[0] for d in iid])
+    cum = np.cumsum(ex["leafpred"][ex["paths"]], axis=1)       # [rows, n, C]
+    top_p = {k: p for p, k in top}
+    j = 0
+    for n in pts:
+        if n > len(iid):
+            break
+        while j < n:
+            d = iid[j]
+            counts[d] = counts.get(d, 0) + 1
+            j += 1
+        tv = tv_counts(counts, n, ex["iid_logp"])
+        # top-K error: map derivations to canonical strings only for the top trees
+        est = {}
+        for d, c in counts.items():
+            k = canon_cache.get(d)
+            if k is None:
+                k = canon_cache[d] = canonical(post.term(d))
+            if k in top_p:
+                est[k] = c / n
+        err_top = max(abs(est.get(k, 0.0) - p) for k, p in top_p.items())
+        diff = np.abs(cum[:, n - 1, :] / n - ex["pred"])
+        rows.append({"n": n, "tv_trees": tv, "err_top": err_top,
+                     "pred_max": float(diff.max()), "pred_mean": float(diff.mean()),
+                     "tv_leaves": leaves_tv(leaves[:n], ex["leaves_ref"])})
+    return rows
+
+
+def run_mcmc(prior, params, data_path, n, seed, rundir, log):
+    cmd = [sys.executable, "-m", "slpy.cli", "run", str(ROOT / "priors" / prior),
+           "--data", str(data_path), "--test", str(data_path), "-n", str(n),
+           "--seed", str(seed), "--out", str(rundir), "-q"]
+    for k, v in params.items():
+        cmd += ["-p", f"{k}={v}"]
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    wall = time.perf_counter() - t
+    log(f"  slpy run -n {n} --seed {seed}: {wall:.1f} s")
+    shown = ["slpy", "run", f"priors/{prior}", "--data", _rel(data_path), "--test",
+             _rel(data_path), "-n", str(n), "--seed", str(seed)] + \
+        [x for k, v in params.items() for x in ("-p", f"{k}={v}")]
+    return wall, " ".join(shown)
+
+
+def _rel(p):
+    try:
+        return str(Path(p).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(p)
+
+
+def curves_mcmc(ex, rundir: Path, pts, top):
+    """Per checkpoint, the chain's estimates against the exact values."""
+    post, train = ex["post"], ex["train"]
+    names = {n: i for i, n in enumerate(train.feature_names)}
+    models = {}
+    with open(rundir / "chain_0" / "models.csv") as f:
+        for r in csv.DictReader(f):
+            models[int(r["id"])] = r["model"]
+    with open(rundir / "chain_0" / "trace.csv") as f:
+        trace = np.array([int(r["model"]) for r in csv.DictReader(f)])
+    t = time.perf_counter()
+    logp, pred, leaves = {}, {}, {}
+    zero = 0
+    for i, s in models.items():
+        tree = parse_canonical(s)
+        lp = post.log_prob_term(to_term(tree))
+        if lp == -math.inf:
+            zero += 1
+        logp[i] = lp
+        pred[i] = tree_predict(tree, train, train.X, names)
+        leaves[i] = s.count("leaf")
+    t_eval = time.perf_counter() - t
+    top_p = {k: p for p, k in top}
+    key_of = {i: models[i] for i in models}
+    rows = []
+    counts = {}
+    acc = np.zeros_like(ex["pred"])
+    j = 0
+    for n in pts:
+        if n > len(trace):
+            break
+        while j < n:
+            m = int(trace[j])
+            counts[m] = counts.get(m, 0) + 1
+            acc += pred[m]
+            j += 1
+        tv = tv_counts(counts, n, logp)
+        est = {key_of[m]: c / n for m, c in counts.items() if key_of[m] in top_p}
+        err_top = max(abs(est.get(k, 0.0) - p) for k, p in top_p.items())
+        diff = np.abs(acc / n - ex["pred"])
+        lv = np.array([leaves[int(m)] for m in trace[:n]])
+        rows.append({"n": n, "tv_trees": tv, "err_top": err_top,
+                     "pred_max": float(diff.max()), "pred_mean": float(diff.mean()),
+                     "tv_leaves": leaves_tv(lv, ex["leaves_ref"])})
+    # the run's own predictions (slpy run --test) against the reconstruction
+    with open(rundir / "predictions.csv") as f:
+        own = np.array([[float(v) for k, v in r.items() if k.startswith("p_")]
+                        for r in csv.DictReader(f)])
+    final = sum(pred[int(m)] for m in trace) / len(trace)
+    est_top = {}
+    n = len(trace)
+    for m, c in counts.items():
+        if key_of[m] in top_p:
+            est_top[key_of[m]] = c / n
+    return rows, {"distinct_models": len(models), "zero_prob_models": zero,
+                  "eval_seconds": t_eval,
+                  "own_pred_vs_reconstruction": float(np.abs(own - final).max()),
+                  "own_pred_vs_exact_max": float(np.abs(own - ex["pred"]).max()),
+                  "top_estimates": est_top}
+
+
+def run_case(case, cfg, out, log):
+    name, label, prior, params, data_path, n_iter, seeds = case
+    log(f"{name}: {label}")
+    pts = checkpoints(n_iter)
+    n_iid = min(n_iter, cfg.iid_max)
+    ex = exact_side(prior, params, data_path, cfg, n_iid, log)
+    result = {"name": name, "label": label, "prior": prior, "params": params,
+              "data": _rel(data_path), "iterations": n_iter, "seeds": seeds,
+              "rows": ex["train"].n_rows, "exact_seconds": ex["seconds"],
+              "grammar": ex["grammar"], "log_ml": ex["log_ml"],
+              "top": ex["top"], "mean_leaves_exact": float(ex["leaves_ref"].mean()),
+              "n_ref": len(ex["leaves_ref"]), "n_iid": n_iid, "curves": {}, "mcmc": {}}
+    t = time.perf_counter()
+    result["curves"]["iid"] = curves_iid(ex, pts, ex["top"])
+    result["iid_seconds"] = time.perf_counter() - t
+    for seed in seeds:
+        rundir = out / f"{name}-seed{seed}"
+        wall, shown = run_mcmc(prior, params, data_path, n_iter, seed, rundir, log)
+        rows, info = curves_mcmc(ex, rundir, pts, ex["top"])
+        info.update(wall_seconds=wall, command=shown)
+        result["curves"][f"mcmc{seed}"] = rows
+        result["mcmc"][str(seed)] = info
+        last = rows[-1]
+        log(f"  seed {seed}: n={last['n']}: TV(trees) {last['tv_trees']:.3f}, top-"
+            f"{cfg.top} max error {last['err_top']:.4f}, predictive max |diff| "
+            f"{last['pred_max']:.4f}, TV(leaves) {last['tv_leaves']:.3f}; "
+            f"{info['distinct_models']} distinct trees, run's own predictions vs "
+            f"reconstruction {info['own_pred_vs_reconstruction']:.1e}")
+    del ex
+    return result
+
+
+# ---- report ---------------------------------------------------------------------------------
+
+METRICS = [("tv_trees", "TV over all trees"), ("err_top", "max |error|, top-K trees"),
+           ("pred_max", "max |error|, predictive p(y|x)"),
+           ("tv_leaves", "TV, number of leaves")]
+
+
+def figure(results, path, top_k):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    nr = len(results)
+    fig, axes = plt.subplots(nr, 4, figsize=(15, 3.7 * nr), squeeze=False)
+    for i, res in enumerate(results):
+        for j, (key, title) in enumerate(METRICS):
+            ax = axes[i][j]
+            if key == "err_top" and res["top"][0][0] < 1e-3:
+                ax.text(0.5, 0.5, f"not estimable from visits:\nthe most probable tree has\n"
+                        f"p = {res['top'][0][0]:.1e}", ha="center", va="center",
+                        transform=ax.transAxes, fontsize=10)
+                ax.set_title(title.replace("top-K", f"top-{top_k}"), fontsize=10)
+                ax.set_xticks([])
+                ax.set_yticks([])
+                continue
+            for cname, rows in res["curves"].items():
+                n = [r["n"] for r in rows]
+                y = [max(r[key], 1e-5) for r in rows]
+                if cname == "iid":
+                    ax.plot(n, y, "k--", marker=".", lw=1.5, label="iid exact samples")
+                else:
+                    ax.plot(n, y, marker="o", ms=3, lw=1.5,
+                            label=f"MCMC, seed {cname[4:]}")
+            ax.set_xscale("log")
+            if key == "tv_trees":
+                ax.set_ylim(0, 1.05)      # TV over trees: linear, in [0, 1]
+            else:
+                ax.set_yscale("log")
+            t = title.replace("top-K", f"top-{top_k}")
+            ax.set_title(t, fontsize=10)
+            ax.set_xlabel("iterations / samples")
+            ax.grid(True, which="major", alpha=0.3)
+            if j == 0:
+                ax.set_ylabel(res["name"].replace("_", " "), fontsize=11)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=8)
+    fig.suptitle("MCMC (slpy run) against the exact posterior: distance vs iterations",
+                 fontsize=12)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def top_figure(res, path, k=10):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    top = res["top"][:k]
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    x = np.arange(len(top))
+    ax.bar(x - 0.2, [p for p, _ in top], 0.4, color="#08306b", label="exact")
+    seeds = list(res["mcmc"])
+    w = 0.4 / len(seeds)
+    for i, s in enumerate(seeds):
+        est = res["mcmc"][s]["top_estimates"]
+        ax.bar(x + w * (i + 0.5), [est.get(key, 0.0) for _, key in top], w,
+               color=["#6baed6", "#fd8d3c", "#74c476"][i % 3],
+               label=f"MCMC seed {s}, {res['iterations']:,} iterations")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"#{i + 1}" for i in x])
+    ax.set_ylabel("posterior probability")
+    ax.set_xlabel("tree (rank under the exact posterior; the trees are listed in the report)")
+    ax.set_title(res["label"] + ": the 10 most probable trees")
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def markdown(results, cfg, wall, machine, out) -> str:
+    L = []
+    A = L.append
+    A("## MCMC against the exact posterior\n")
+    A(f"Date {DATE}; machine: {machine}. Command (`nice -n 10`, 2 cores shared with "
+      "other jobs):\n")
+    A("    nice -n 10 python benchmarks/exact_vs_mcmc.py" + (" --quick" if cfg.quick else "")
+      + "\n")
+    A(f"Wall time {wall / 60:.1f} min in all. Curves: `{_rel(out)}/curves.csv`; run "
+      "directories beside it.\n")
+    A("Each case runs `slpy run` (proof-tree MCMC, `uc` proposal, no tempering, "
+      "starting from a prior sample, no burn-in) on the same CSV and prior as the exact "
+      "back end (tree grammar of `slpy.pcfg`, Dirichlet(1) leaves), and compares the "
+      "chain's estimates after n iterations with exact values. TV over all trees is "
+      "exact: 0.5 (sum over visited trees |p_hat - p| + exact mass of unvisited "
+      f"trees). top-K: the {cfg.top} most probable trees (exact k-best). Predictive: "
+      "p(y | x) at every training row, exact by the back end's dynamic program, "
+      "estimated by the chain as the average over its iterations of each tree's "
+      "Dirichlet posterior mean (`predictions.csv` of `slpy run --test` agrees with "
+      "this reconstruction to the digits shown below). Leaves: the distribution of the "
+      "number of leaves, the reference being a long exact-sampler run. The `iid` rows "
+      "are the same figures for n independent exact posterior samples (predictive by "
+      "path sampling, the paper's Algorithm 1, n paths a row): pure Monte Carlo error, "
+      "the floor an ideal sampler would reach.\n")
+    for res in results:
+        A(f"### {res['label']}\n")
+        g = res["grammar"]
+        A(f"Data `{res['data']}` ({res['rows']} rows). Exact: {g.get('row_sets', g.get('rowsets', '?')):,} row sets, "
+          f"{g['nonterminals']:,} nonterminals, {g['productions']:,} productions, "
+          f"built in {res['exact_seconds']['build']:.1f} s, exact predictive of all rows "
+          f"{res['exact_seconds']['predict']:.1f} s; log marginal likelihood "
+          f"{res['log_ml']:.4f}; posterior mean number of leaves "
+          f"{res['mean_leaves_exact']:.2f} ({res['n_ref']:,} exact samples).\n")
+        for s, info in res["mcmc"].items():
+            A(f"- MCMC seed {s}: `{info['command']}`: {info['wall_seconds']:.0f} s wall, "
+              f"{info['distinct_models']:,} distinct trees visited (trees the exact "
+              f"back end gives probability 0: {info['zero_prob_models']}); the run's "
+              f"own predictions vs this reconstruction: max |diff| "
+              f"{info['own_pred_vs_reconstruction']:.1e}.")
+        A("")
+        A("| n | source | TV over all trees | max abs error, top-" + str(cfg.top) +
+          " trees | predictive max abs error | predictive mean abs error | TV, leaves |")
+        A("|---|---|---|---|---|---|---|")
+        allpts = sorted({r["n"] for rows in res["curves"].values() for r in rows})
+        show = [p for p in allpts if p in (allpts[0], allpts[-1], res["n_iid"]) or
+                any(p == 10 ** e for e in range(2, 9))]
+        for n in show:
+            for cname, rows in res["curves"].items():
+                r = next((r for r in rows if r["n"] == n), None)
+                if r is None:
+                    continue
+                src = "iid exact samples" if cname == "iid" else f"MCMC seed {cname[4:]}"
+                A(f"| {n:,} | {src} | {r['tv_trees']:.4f} | {r['err_top']:.2g} | "
+                  f"{r['pred_max']:.4f} | {r['pred_mean']:.4f} | {r['tv_leaves']:.3f} |")
+        A("")
+        if res["top"][0][0] > 1e-3:
+            A(f"Top trees, exact vs MCMC after {res['iterations']:,} iterations:\n")
+            seeds = list(res["mcmc"])
+            A("| # | tree | exact | " + " | ".join(f"MCMC seed {s}" for s in seeds) + " |")
+            A("|---|---|---|" + "---|" * len(seeds))
+            for i, (p, key) in enumerate(res["top"][:10], 1):
+                A(f"| {i} | `{key}` | {p:.4f} | " + " | ".join(
+                    f"{res['mcmc'][s]['top_estimates'].get(key, 0.0):.4f}" for s in seeds)
+                  + " |")
+            A("")
+    A("![distance vs iterations](figures/exact_convergence.png)\n")
+    if any(r["top"][0][0] > 1e-3 for r in results):
+        A("![top trees](figures/exact_top_trees.png)\n")
+    return "\n".join(L)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="seconds: kyphosis, GROWTREE with min_leaf 10, 20,000 iterations")
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="GROWTREE iterations (default 200,000; quick 20,000)")
+    ap.add_argument("--phi-iterations", type=int, default=None,
+                    help="phi-prior iterations (default 100,000)")
+    ap.add_argument("--iid-max", type=int, default=50_000,
+                    help="most iid exact samples / paths a row for the iid curve")
+    ap.add_argument("--ref-factor", type=int, default=4,
+                    help="exact samples for the leaves reference: this times the iid ones")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the exact sampler")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--md", default=None)
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite the report and figures from OUT/summary.json, no runs")
+    cfg = ap.parse_args(argv)
+    if cfg.quick:
+        cfg.iid_max = min(cfg.iid_max, 5000)
+    out = Path(cfg.out or ROOT / "benchmarks" / "out" /
+               ("exact_vs_mcmc-quick" if cfg.quick else "exact_vs_mcmc"))
+    out.mkdir(parents=True, exist_ok=True)
+    figdir = out if cfg.quick else ROOT / "docs" / "results" / "figures"
+    md = Path(cfg.md) if cfg.md else (out / "exact_vs_mcmc.md" if cfg.quick
+                                      else ROOT / "docs" / "results" / "exact_vs_mcmc.md")
+    if cfg.report_only:
+        saved = json.loads((out / "summary.json").read_text())
+        return report(saved["results"], argparse.Namespace(**saved["config"]),
+                      saved["wall_seconds"], out, md, figdir)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    t0 = time.perf_counter()
+    results = [run_case(c, cfg, out, log) for c in cases(cfg, out)]
+    wall = time.perf_counter() - t0
+    with open(out / "curves.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["case", "source", "n", "tv_trees", "err_top", "pred_max", "pred_mean",
+                    "tv_leaves"])
+        for res in results:
+            for cname, rows in res["curves"].items():
+                for r in rows:
+                    w.writerow([res["name"], cname, r["n"]] + [
+                        repr(round(r[k], 8)) for k in ("tv_trees", "err_top", "pred_max",
+                                                       "pred_mean", "tv_leaves")])
+    (out / "summary.json").write_text(json.dumps(
+        {"config": vars(cfg), "wall_seconds": wall, "results": results}, indent=1,
+        default=str) + "\n")
+    return report(results, cfg, wall, out, md, figdir)
+
+
+def report(results, cfg, wall, out, md, figdir):
+    figdir.mkdir(parents=True, exist_ok=True)
+    figure(results, figdir / "exact_convergence.png", cfg.top)
+    for res in results:
+        if res["top"][0][0] > 1e-3:
+            top_figure(res, figdir / "exact_top_trees.png")
+            break
+    model = platform.processor() or "cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    machine = (f"{model}, {os.cpu_count()} cores, {platform.system()} "
+               f"{platform.machine()}, Python {platform.python_version()}")
+    text = markdown(results, cfg, wall, machine, out)
+    if md.exists() and not cfg.quick:
+        old = md.read_text()
+        marker = "<!-- discussion -->"
+        if marker in old:
+            text = text + "\n" + old[old.index(marker):]
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text(text + "\n")
+    print(f"wrote {md}, {figdir}/exact_*.png ({wall:.0f} s)")
+    return results
+
+
+if __name__ == "__main__":
+    main()
