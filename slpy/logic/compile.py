@@ -14,7 +14,7 @@ are built once at compile time and shared.
 """
 from __future__ import annotations
 
-from .terms import Var, Atom, Struct, deref, unify, is_ground, type_error
+from .terms import Var, Atom, Struct, deref, unify, undo_to, is_ground, type_error
 
 # control constructs that bodies compile to special frames; the engine provides them
 CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),
@@ -24,9 +24,10 @@ CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0)
 class CompileContext:
     """What the compiler needs from the engine: predicate lookup and control preds."""
 
-    def __init__(self, db, control):
+    def __init__(self, db, control, engine=None):
         self.db = db
         self.control = control  # name -> Pred for '$cut', '$call', '$disj', ...
+        self.engine = engine    # for conditions decided inside a clause function
 
 
 def _compile_error_if_not_callable(goal, whole):
@@ -305,13 +306,11 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
         gen.match(guard, "g", ind + 1)  # specialised, like the head arguments
         gen.vars.update(fresh)
     goals = flatten_conj(body) if body is not None else []
-    goals = [_auxiliary(ctx, g) for g in goals]
-    # argument construction is emitted in source order (fresh variables appear in
-    # text order); the frames are then chained from the last goal back to the first
-    exprs = [goal_frame_code(gen, goal, "@NEXT@", ind) for goal in goals]
-    for e in reversed(exprs):
-        if e != "@NEXT@":      # `true` adds no frame
-            gen.emit(ind, "nxt = " + e.replace("@NEXT@", "nxt"))
+    ite = _inline_ite(ctx, goals[0]) if goals and not labelled else None
+    if ite is not None:
+        _emit_inline_ite(gen, ctx, ite, goals[1:], ind)
+    else:
+        _emit_frames(gen, [_auxiliary(ctx, g) for g in goals], ind)
     if labelled:
         lab = arith_code(gen, label, ind, []) if type(deref(label)) is Struct else None
         if lab is None:
@@ -322,7 +321,7 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
         gen.emit(ind, "return nxt")
         sig = "a, nxt, cb, pn, trail"
     src = f"def clause_fn({sig}):\n" + "\n".join(gen.lines) + "\n"
-    ns = {"Var": Var, "Struct": Struct, "unify": unify, "_n": _num_fn(),
+    ns = {"Var": Var, "Struct": Struct, "unify": unify, "undo_to": undo_to, "_n": _num_fn(),
           "C_call": ctx.control[("call", 1)],
           "C_cut": ctx.control[("!", 0)], "C_gcall": ctx.control[("::", 2)]}
     ns.update(gen.consts)
@@ -330,6 +329,64 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
     fn = ns["clause_fn"]
     fn.source = src
     return fn
+
+
+def _emit_frames(gen, goals, ind):
+    # argument construction is emitted in source order (fresh variables appear in
+    # text order); the frames are then chained from the last goal back to the first
+    exprs = [goal_frame_code(gen, goal, "@NEXT@", ind) for goal in goals]
+    for e in reversed(exprs):
+        if e != "@NEXT@":      # `true` adds no frame
+            gen.emit(ind, "nxt = " + e.replace("@NEXT@", "nxt"))
+
+
+# -- an opening if-then-else decided in Python -------------------------------------------
+# `( C -> T ; E )` as the first goal of a body, with C a deterministic builtin without
+# side effects, runs C in the clause function itself (right after the head, as it would
+# run anyway) and builds the frames of T or E: no auxiliary call, choice point or cut.
+# GROWTREE's `( has_split(Rows, M) -> ... ; ... )` runs at every node of every regrowth.
+
+_INLINE_CONDITIONS = {("has_split", 2), ("var", 1), ("nonvar", 1), ("atom", 1),
+                      ("number", 1), ("integer", 1), ("float", 1), ("atomic", 1),
+                      ("compound", 1), ("callable", 1), ("is_list", 1), ("==", 2),
+                      ("\\==", 2), ("<", 2), (">", 2), ("=<", 2), (">=", 2), ("=:=", 2),
+                      ("=\\=", 2)}
+
+
+def _inline_ite(ctx, goal):
+    """(condition pred, its arguments, then-goals, else-goals), or None."""
+    from .db import DET
+    g = deref(goal)
+    if ctx.engine is None or not (type(g) is Struct and g.name == ";" and len(g.args) == 2):
+        return None
+    left = deref(g.args[0])
+    if not (type(left) is Struct and left.name == "->" and len(left.args) == 2):
+        return None
+    c = deref(left.args[0])
+    if type(c) is not Struct or (c.name, len(c.args)) not in _INLINE_CONDITIONS \
+            or _has_cut_or_var(g):
+        return None
+    pred = ctx.db.get(c.name, len(c.args))
+    if pred.kind != DET or not pred.builtin:
+        return None
+    return pred, c.args, flatten_conj(left.args[1]), flatten_conj(g.args[1])
+
+
+def _emit_inline_ite(gen, ctx, ite, rest, ind):
+    pred, cargs, then_goals, else_goals = ite
+    cond = [gen.build(a, ind) for a in cargs]
+    _emit_frames(gen, [_auxiliary(ctx, g) for g in rest], ind)  # shared by both branches
+    gen.emit(ind, "m = len(trail)")
+    gen.emit(ind, f"if {gen.const(pred.fn)}({gen.const(ctx.engine)}, {', '.join(cond)}):")
+    saved = set(gen.vars)
+    gen.emit(ind + 1, "pass")
+    _emit_frames(gen, [_auxiliary(ctx, g) for g in then_goals], ind + 1)
+    then_vars = gen.vars
+    gen.vars = saved
+    gen.emit(ind, "else:")
+    gen.emit(ind + 1, "undo_to(trail, m)")
+    _emit_frames(gen, [_auxiliary(ctx, g) for g in else_goals], ind + 1)
+    gen.vars |= then_vars
 
 
 # -- control constructs compiled to auxiliary predicates ---------------------------------

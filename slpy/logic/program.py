@@ -85,7 +85,7 @@ class Program:
                              timeout=timeout, max_term_size=max_term_size,
                              max_memory=max_memory)
         self.engine.program = self
-        self.ctx = CompileContext(self.db, CONTROL_PREDS)
+        self.ctx = CompileContext(self.db, CONTROL_PREDS, self.engine)
         self.loaded_files: dict[str, float] = {}
         self._loading_file = None
         self._wiped: set = set()

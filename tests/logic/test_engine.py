@@ -154,3 +154,26 @@ def test_memory_limit():
         p.once("grow([])")
     assert "resource_error(memory)" in str(deref(e.value.term))
     assert p.once("X = ok")["X"].name == "ok"
+
+
+def test_opening_if_then_else_on_a_builtin_test():
+    # `( C -> T ; E )` opening a body with a builtin test is decided inside the clause
+    # function: same answers, bindings of a failed test undone, fresh variables per branch
+    from slpy import Program
+    p = Program()
+    p.consult_text("""
+        sign(X, S) :- ( X < 0 -> S = neg ; X =:= 0 -> S = zero ; S = pos ).
+        kind(X, K) :- ( var(X) -> K = var(Y), Y = 1 ; K = bound(Z), Z = X ), true.
+        both(X, L) :- ( X == a -> A = 1 ; A = 2 ), findall(Y, member(Y, [X, A]), L).
+    """)
+    assert [str(p.once(f"sign({x}, S)")["S"]) for x in (-2, 0, 5)] == ["neg", "zero", "pos"]
+    assert str(p.once("kind(_, K)")["K"]) == "var(1)"
+    assert str(p.once("kind(b, K)")["K"]) == "bound(b)"
+    assert str(p.once("both(a, L)")["L"]) == "[a,1]"
+    assert str(p.once("both(c, L)")["L"]) == "[c,2]"
+    src = p.engine.db.get("sign", 2).clauses[0].fn.source
+    assert "if " in src and "else:" in src  # decided in the clause function
+    import pytest
+    from slpy import PrologError
+    with pytest.raises(PrologError):
+        p.once("sign(foo, S)")
