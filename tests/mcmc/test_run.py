@@ -80,9 +80,12 @@ def test_interrupt_and_resume_equals_uninterrupted(tmp_path):
     slpy("run", *args, "--out", str(full))
     part = tmp_path / "part"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # a shell running jobs in the background starts them with SIGINT ignored, and
+    # Python then keeps it ignored: give the run the terminal's default back
     proc = subprocess.Popen([sys.executable, "-m", "slpy.cli", "run", *args, "--out",
                              str(part)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     trace = part / "chain_0" / "trace.csv"
     deadline = time.time() + 180  # a first run may compile the numba kernels
     while time.time() < deadline and (not trace.exists() or trace.stat().st_size < 2000):
