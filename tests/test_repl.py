@@ -505,7 +505,8 @@ def test_tty_history_and_completion(tmp_path):
         c.send("\x1b[A")                  # and before it
         time.sleep(0.2)
         c.send("\r")
-        c.expect(r"X = remembered\.")
+        c.expect(r"X = remembered\.\r\n\r\n")  # the answer and its blank line
+        c.expect(PROMPT)                  # Ctrl-D at the next prompt, not while it answers
         c.sendcontrol("d")
         c.expect(pexpect.EOF)
     finally:
