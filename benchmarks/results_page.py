@@ -43,8 +43,10 @@ def page() -> str:
         if not f.exists():
             continue
         text = f.read_text()
-        # one level down: each page's title becomes a section
-        text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
+        # each page's title becomes a section (##), its headings move with it
+        top = min((len(m) for m in re.findall(r"^(#+) ", text, flags=re.M)), default=2)
+        text = re.sub(r"^(#+) ", lambda m: "#" * (len(m.group(1)) + 2 - top) + " ", text,
+                      flags=re.M)
         text = re.sub(r"\]\(figures/", "](results/figures/", text)
         out.append(f'<a id="{ANCHORS[name].lower().replace(" ", "-")}"></a>\n\n'
                    + text.strip() + "\n\n")
