@@ -675,7 +675,7 @@ class Engine:
             if mode == PURE and total > 0:
                 raise SampleFailed()
             return None
-        node.cands = cands
+        node.cands = _light(cands)
         node.total = total
         if mode == ENUM:
             cp = [CP_ENUM, len(self.trail), self.plog, self.logp, cands, 0, total, node]
@@ -926,7 +926,7 @@ class Engine:
                 total = sum(c[0] for c in cands)
                 if not cands:
                     raise ReplayReject()
-                node.cands = cands
+                node.cands = _light(cands)
                 node.total = total
                 i = _pick(cands, self.rng.random() * total)
                 c = cands[i]
@@ -983,7 +983,7 @@ class Engine:
                 chosen = c
         if chosen is None:
             raise ReplayReject()
-        node.cands = cands
+        node.cands = _light(cands)
         node.total = total
         f = self._choose(node, chosen, total)
         if not same:
@@ -1237,6 +1237,13 @@ def _snapshot(pred, args):
             a = copy_term(a, mapping)
         out.append(a)
     return Struct(pred.name, tuple(out))
+
+
+def _light(cands):
+    """(weight, clause) of each candidate: a candidate's body frame refers back to its
+    SNode, and a node keeping it would make every proof a reference cycle, left to the
+    cyclic GC (which then costs as much as the sampling)."""
+    return [(c[0], c[1]) for c in cands]
 
 
 def _pick(cands, u):

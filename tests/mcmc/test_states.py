@@ -39,6 +39,33 @@ def test_proof_trees_of_rejected_and_replaced_states_are_freed():
     assert live_proof_nodes() <= before + 3 * (s.d + 1) + 50
 
 
+def test_steps_leave_no_reference_cycles():
+    # what a step discards must be freed by reference counting: cyclic garbage is left
+    # to Python's cycle collector, which then costs as much as the sampling itself
+    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
+    p = Program()
+    p.consult(ROOT / "priors" / "growtree.slp")
+    p.attach_data(ds)
+    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    k = build_kernel(m, make_proposal("uc"))
+    rng = np.random.default_rng(3)
+    s = m.sample_prior(rng)
+    for it in range(100):
+        s, _ = k(rng, s, it)
+    gc.collect()
+    gc.disable()
+    try:
+        accepted = 0
+        for it in range(500):
+            s, info = k(rng, s, it)
+            accepted += info.accepted
+        cyclic = gc.collect()
+    finally:
+        gc.enable()
+    assert 0 < accepted < 500
+    assert cyclic < 50, f"{cyclic} objects in reference cycles after 500 steps"
+
+
 def test_a_given_initial_tree_records_its_prior_probabilities():
     # --init: the state built for a given tree records the same choice probabilities
     # as the state of the same tree drawn from the prior (not 1 for choices the given
