@@ -97,6 +97,7 @@ def attach(engine, rowsets, dataset) -> None:
     engine.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
     engine.feature_atoms = [atom(n) for n in dataset.feature_names]
     engine.split_cache = {}
+    rowsets.on_clear(engine.split_cache.clear)
 
 
 @det("data_rows", 1)
@@ -164,6 +165,7 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
 
 # Cached split choices are rebuilt identically when needed again, so the cache can be
 # dropped: a long run meets hundreds of thousands of row sets and must not keep them all
+# (the row sets' memory budget also clears it)
 SPLIT_CACHE_LIMIT = 100_000
 
 

@@ -18,6 +18,9 @@ node of a dataset with continuous features) costs microseconds, not a Python loo
 
 Cache hits (``valid_splits``, ``split``, ``class_counts``, ``stats``,
 ``thresholds``) cost one dict lookup; misses call the kernels in ``_kernels``.
+A long chain meets hundreds of thousands of row sets, so the caches and the row arrays
+have a memory budget (:attr:`RowSets.cache_bytes`): past it they are dropped and
+rebuilt on demand, which changes no id and no result.
 """
 from __future__ import annotations
 
@@ -119,6 +122,10 @@ class RowSets:
     #: ``bucket_factor * (n + 16)`` distinct values, else sort: O(n + R) vs O(n log n).
     bucket_factor: float = 4.0
 
+    #: Estimated bytes of cached splits, summaries and row arrays (all but the root's)
+    #: past which they are all dropped; see :meth:`on_clear`.
+    cache_bytes: int = 256 * 2**20
+
     def __init__(self, dataset: Dataset, seed: int = 20050807):
         if not isinstance(dataset, Dataset):
             raise TypeError(f"RowSets needs a Dataset, not {type(dataset).__name__}")
@@ -158,7 +165,12 @@ class RowSets:
         self._thr_cache: dict = {}
         self._counts_cache: dict = {}
         self._stats_cache: dict = {}
+        self._bytes_derived = 0   # estimated size of the caches above
+        self._bytes_rows = 0      # and of the row arrays but the root's
+        self._clear_hooks: list = []
+        self.clears = 0           # times the budget dropped everything
         self._intern(np.arange(n, dtype=np.int32), -1, -1, np.nan, False)
+        self._bytes_rows = 0
 
     # ---- the table --------------------------------------------------------------
 
@@ -241,6 +253,7 @@ class RowSets:
         known = self._rows[rid]
         if known is None:
             self._rows[rid] = _frozen(rows)
+            self._bytes_rows += rows.nbytes + 120
         elif known is not rows and not np.array_equal(known, rows):  # pragma: no cover
             raise RuntimeError(_COLLISION)
         return rid
@@ -258,6 +271,7 @@ class RowSets:
             if arr.shape[0] != self._size[c]:   # pragma: no cover - a hash collision
                 raise RuntimeError(_COLLISION)
             self._rows[c] = _frozen(arr)
+            self._bytes_rows += arr.nbytes + 120
         return self._rows[rid]
 
     # ---- splits -----------------------------------------------------------------
@@ -269,10 +283,12 @@ class RowSets:
             return hit
         self._check(rid)
         self._check_feature(f)
+        self._budget()
         f, t = int(f), float(t)
         left, right = K._partition(self._XT[f], self.rows(rid), t)
         out = (self._intern(left, rid, f, t, True), self._intern(right, rid, f, t, False))
         self._split_cache[(rid, f, t)] = out
+        self._bytes_derived += 200
         return out
 
     def thresholds(self, rid: int, f: int) -> np.ndarray:
@@ -285,8 +301,10 @@ class RowSets:
             return hit
         self._check(rid)
         self._check_feature(f)
+        self._budget()
         out = _frozen(K._thresholds(self._XT[int(f)], self.rows(rid)))
         self._thr_cache[(rid, f)] = out
+        self._bytes_derived += out.nbytes + 200
         return out
 
     def valid_splits(self, rid: int, min_leaf: int = 1) -> SplitList:
@@ -301,10 +319,15 @@ class RowSets:
         self._check(rid)
         if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 0:
             raise ValueError(f"min_leaf must be a non-negative integer, not {min_leaf!r}")
+        self._budget()
         scan = K._scan_splits(self._rankT, self._uvals, self._uoff, self.rows(rid),
                               self._z1, self._z2, int(min_leaf), float(self.bucket_factor))
         out = SplitList(self, int(rid), int(min_leaf), scan)
         self._valid_cache[(rid, min_leaf)] = out
+        # the arrays, a slot per split, and the objects around them (the list, the
+        # engine's choice over it, the dict entries): about 2 KB, measured on BCW
+        arrays = sum(getattr(a, "nbytes", 8) for a in scan)
+        self._bytes_derived += arrays + 16 * len(out) + 2000
         return out
 
     # ---- response summaries -------------------------------------------------------
@@ -316,8 +339,10 @@ class RowSets:
             return hit
         if self.dataset.task != "classification":
             raise TypeError("class_counts needs a classification dataset")
+        self._budget()
         out = _frozen(K._class_counts(self._y, self.rows(rid), self._n_classes))
         self._counts_cache[rid] = out
+        self._bytes_derived += out.nbytes + 250
         return out
 
     def stats(self, rid: int) -> np.ndarray:
@@ -331,8 +356,10 @@ class RowSets:
             return hit
         if self.dataset.task != "regression":
             raise TypeError("stats needs a regression dataset")
+        self._budget()
         out = _frozen(K._moments(self._y, self.rows(rid)))
         self._stats_cache[rid] = out
+        self._bytes_derived += out.nbytes + 250
         return out
 
     def clear_cache(self, drop_rows: bool = False) -> None:
@@ -344,6 +371,26 @@ class RowSets:
         for c in (self._split_cache, self._valid_cache, self._thr_cache,
                   self._counts_cache, self._stats_cache):
             c.clear()
+        self._bytes_derived = 0
         if drop_rows:
             for i in range(1, self._count):
                 self._rows[i] = None
+            self._bytes_rows = 0
+        for hook in self._clear_hooks:
+            hook()
+
+    def on_clear(self, hook) -> None:
+        """Call ``hook()`` whenever the caches are cleared: caches kept elsewhere and
+        keyed by row-set id (a likelihood's leaf terms, the engine's split choices)
+        register here to be dropped with them."""
+        self._clear_hooks.append(hook)
+
+    def cached_bytes(self) -> int:
+        """The estimated size of what :meth:`clear_cache` (with ``drop_rows``) frees."""
+        return self._bytes_derived + self._bytes_rows
+
+    def _budget(self) -> None:
+        # called on a cache miss before any work, so nothing in use is dropped
+        if self._bytes_derived + self._bytes_rows > self.cache_bytes:
+            self.clears += 1
+            self.clear_cache(drop_rows=True)

@@ -83,6 +83,7 @@ class Likelihood(abc.ABC):
         if "_caches" not in self.__dict__:
             self._caches = {}
         c = self._caches[rowsets.uid] = {}
+        rowsets.on_clear(c.clear)  # dropped with the row sets' caches
         return c
 
     def leaf_term(self, rowsets: RowSets, rid: int):

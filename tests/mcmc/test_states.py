@@ -81,3 +81,31 @@ def test_a_given_initial_tree_records_its_prior_probabilities():
         given = m.state_from_term(s.term, rng)
         assert given.d == s.d
         assert abs(given.tree.log_prob() - s.tree.log_prob()) < 1e-9
+
+
+def test_row_set_memory_budget_bounds_the_caches_and_changes_no_chain():
+    ds = load_csv(ROOT / "examples" / "data" / "bcw.csv")
+
+    def chain(budget):
+        p = Program()
+        p.consult(ROOT / "priors" / "growtree.slp")
+        p.attach_data(ds)
+        if budget is not None:
+            p.rowsets.cache_bytes = budget
+        m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+        k = build_kernel(m, make_proposal("uc"))
+        rng = np.random.default_rng(11)
+        s = m.sample_prior(rng)
+        out, peak = [], 0
+        for it in range(1500):
+            s, info = k(rng, s, it)
+            out.append((s.log_lik, info.accepted))
+            peak = max(peak, p.rowsets.cached_bytes())
+        return out, peak, p.rowsets.clears
+
+    free, _, clears = chain(None)
+    assert clears == 0
+    tight, peak, clears = chain(300_000)
+    assert tight == free          # dropped caches are rebuilt: same ids, same values
+    assert clears >= 5
+    assert peak < 300_000 + 50_000   # at most one miss's worth past the budget
