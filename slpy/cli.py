@@ -182,7 +182,7 @@ def _load_or_report(program, path) -> bool:
     """Consult path; print its load errors one a line and return False if any."""
     from .logic.program import LoadErrors
     from .logic.terms import PrologError
-    from .logic.engine import Halt
+    from .logic.kinds import Halt
     from .repl import format_load_error, format_error
     try:
         program.consult(path)
@@ -257,7 +257,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
     import numpy as np
     from .logic.program import Program
     from .logic.terms import PrologError
-    from .logic.engine import Halt
+    from .logic.kinds import Halt
     from .lang.reader import SlpSyntaxError
     from .lang.writer import term_to_text
     from .repl import format_error
@@ -367,7 +367,7 @@ for _n in range(2, 8):
 
 def _called(body):
     """(name, arity) of each predicate a clause body calls, meta-calls included."""
-    from .logic.terms import Var, Atom, Struct, deref
+    from .logic.terms import Atom, Struct, deref
     stack = [(body, 0)]
     while stack:
         g, extra = stack.pop()
@@ -428,7 +428,7 @@ def check_program(paths, timeout=None) -> _Problems:
     variables."""
     from .logic.program import Program, LoadErrors
     from .logic.terms import PrologError
-    from .logic.engine import Halt
+    from .logic.kinds import Halt
     from .logic.db import STOCH
     from .lang.reader import Reader, SlpSyntaxError
     from .repl import format_load_error, format_error

@@ -27,8 +27,8 @@ import numpy as np
 
 from . import __version__
 from .logic.program import Program, LoadErrors
-from .logic.engine import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
-                           CP_DISABLED, CP_PURE, CP_FENCE)
+from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
+                          CP_DISABLED, CP_PURE, CP_FENCE)
 from .logic.proof import build_tree
 from .logic.terms import Var, Struct, PrologError, deref, compare
 from .lang.reader import SlpSyntaxError

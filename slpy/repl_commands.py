@@ -23,7 +23,7 @@ import math
 import os
 
 from .logic.db import DET, STOCH, SBUILTIN, USER
-from .logic.engine import ENUM, PURE, SAMPLE, SampleFailed
+from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
 from .logic.terms import (Atom, Struct, TRUE, Var, atom, copy_term, deref, list_items, mklist,
                           instantiation_error, type_error, domain_error, compare, resolve,
                           undo_to)

@@ -445,7 +445,7 @@ def _public(key) -> bool:
 def test_builtin_predicates_documented():
     from slpy import Program
     from slpy.logic.builtins import BUILTINS
-    from slpy.logic.engine import CONTROL_PREDS
+    from slpy.logic.kinds import CONTROL_PREDS
     from slpy.repl import Session as TopLevel
     p = TopLevel(stdout=io.StringIO(), stderr=io.StringIO()).program
     bare = Program()

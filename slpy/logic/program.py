@@ -9,7 +9,8 @@ from pathlib import Path
 from .terms import (Atom, Struct, deref, atom, PrologError, resolve, permission_error, indicator)
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .compile import CompileContext, compile_clause, check_body
-from .engine import Engine, CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
+from .engine import Engine
+from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from . import builtins as _builtins
 from ..lang.ops import OpTable
 from ..lang.clauses import split_clause

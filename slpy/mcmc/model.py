@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..logic.terms import Struct, copy_term, deref, Var
-from ..logic.engine import ReplayReject
+from ..logic.kinds import ReplayReject
 from ..trees.model import leaf_row_ids, leaves_and_depth, shape, canonical
 
 

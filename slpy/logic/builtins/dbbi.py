@@ -9,7 +9,7 @@ from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_te
                      TRUE, PrologError, type_error, domain_error, instantiation_error,
                      permission_error, existence_error, indicator)
 from ..db import STOCH, SBUILTIN
-from ..engine import Halt, CONTROL_PREDS
+from ..kinds import Halt, CONTROL_PREDS
 
 
 def _clause_parts(t):
