@@ -6,7 +6,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .terms import (Atom, Struct, deref, atom, PrologError, resolve, permission_error, indicator)
+from .terms import (Atom, Struct, deref, atom, PrologError, resolve, permission_error, indicator,
+                    domain_error)
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .compile import CompileContext, compile_clause, check_body
 from .engine import Engine
@@ -227,7 +228,9 @@ class Program:
         if pred.clauses and (pred.kind == STOCH) != labelled:
             raise LoadError(
                 f"{where}{name}/{arity} mixes labelled and unlabelled clauses "
-                f"(an SLP predicate must label every clause)")
+                f"(an SLP predicate must label every clause)",
+                domain_error("labelled_clause" if pred.kind == STOCH else "unlabelled_clause",
+                             head).term)
         if parts.body is not None:
             try:
                 check_body(parts.body, parts.body)

@@ -299,3 +299,28 @@ def test_guards_select_clauses_with_constant_labels():
                       pure=True)
     assert "fail" not in c
     assert chi2_ok(c, {"head": 0.9, "tail": 0.1}, 2000) > 0.01
+
+
+def test_labelled_clauses_can_be_asserted_and_retracted():
+    p = Program()
+    p.once("assertz((0.2 :: coin(head))), assertz((0.8 :: coin(tail)))")
+    p.once("assertz((0.5 :: [X] :: step(X, Y) :- Y is X + 1))")
+    p.once("assertz((0.5 :: [_] :: step(_, stop)))")
+    assert exact(p, "coin(X)", lambda b: str(b["X"])) == pytest.approx(
+        {"head": 0.2, "tail": 0.8})
+    c = sample_counts(p, "coin(X)", lambda b: str(b["X"]), 2000, seed=4, pure=True)
+    assert chi2_ok(c, {"head": 0.2, "tail": 0.8}, 2000) > 0.01
+    assert exact(p, "[1] :: step(1, Y)", lambda b: str(b["Y"])) == pytest.approx(
+        {"2": 0.5, "stop": 0.5})
+    # a label in the pattern must match; a pattern without one matches any label
+    assert p.once("retract((0.5 :: coin(head)))") is None
+    assert str(p.once("retract((L :: coin(head)))")["L"]) == "0.2"
+    assert p.once("retract((L :: [G] :: step(A, B) :- Body)), Body == (B is A + 1), "
+                  "L == 0.5, G == A") is not None
+    assert p.once("retract(coin(tail))") is not None
+    assert exact(p, "coin(X)", lambda b: str(b["X"])) == {}
+    # an SLP predicate takes labelled clauses only, and the other way round
+    e = p.once("assertz((0.5 :: c(a))), catch(assertz(c(b)), E, true)")["E"]
+    assert str(e).startswith("error(domain_error(labelled_clause,c(b))")
+    e = p.once("assertz(d(a)), catch(assertz((0.5 :: d(b))), E, true)")["E"]
+    assert str(e).startswith("error(domain_error(unlabelled_clause,d(b))")

@@ -10,6 +10,7 @@ from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_te
                      permission_error, existence_error, indicator)
 from ..db import STOCH, SBUILTIN
 from ..kinds import Halt, CONTROL_PREDS
+from ...lang.clauses import split_clause
 
 
 def _clause_parts(t):
@@ -37,6 +38,7 @@ def _assert(eng, t, first):
         check_body(b, b)
     except PrologError:
         raise type_error("callable", b)
+    h = split_clause(h).head  # `Label :: Head :- Body` adds a clause of Head's predicate
     name = h.name
     arity = len(h.args) if type(h) is Struct else 0
     pred = eng.db.get(name, arity)
@@ -76,9 +78,14 @@ def _pred_for_access(eng, h, action):
     return pred
 
 
-def _clause_term(c):
+def _clause_term(c, labelled=False):
     body = c.body if c.body is not None else TRUE
-    return copy_term(Struct(":-", (c.head, body)))
+    head = c.head
+    if labelled and c.label is not None:
+        if c.guard is not None:
+            head = Struct("::", (c.guard, head))
+        head = Struct("::", (c.label, head))
+    return copy_term(Struct(":-", (head, body)))
 
 
 @nondet("clause", 2)
@@ -103,6 +110,16 @@ def clause(eng, h, b):
 @nondet("retract", 1)
 def retract(eng, t):
     h, b = _clause_parts(t)
+    # `retract((Label :: Head :- Body))` also matches the label (and guard) of an SLP
+    # clause; `retract((Head :- Body))` matches any label
+    parts = split_clause(h)
+    labelled = parts.label is not None
+    if labelled:
+        g = parts.head if parts.guard is None else Struct("::", (parts.guard, parts.head))
+        pattern = Struct(":-", (Struct("::", (parts.label, g)), b))
+    else:
+        pattern = Struct(":-", (h, b))
+    h = parts.head
     name = h.name
     arity = len(h.args) if type(h) is Struct else 0
     pred = eng.db.lookup(name, arity)
@@ -115,8 +132,7 @@ def retract(eng, t):
     for c in list(pred.clauses):
         if c.erased:
             continue
-        ct = _clause_term(c)
-        if eng.try_unify(Struct(":-", (h, b)), ct):
+        if eng.try_unify(pattern, _clause_term(c, labelled)):
             pred.remove(c)
             yield
 
