@@ -28,6 +28,12 @@ def _params(values):
               help="Seed of the --holdout split (apart from --seed, so runs with "
                    "different seeds hold out the same rows).")
 @click.option("--class-col", help="The response column (default: `class`, else the last).")
+@click.option("--bucket", type=click.IntRange(min=2), default=None, metavar="K",
+              help="Replace each feature by K buckets fitted on the training rows (the "
+                   "paper-004 preprocessing; fewer row sets).")
+@click.option("--bucket-method", type=click.Choice(["uniform", "quantile"]),
+              default="uniform", show_default=True,
+              help="Equal-width or equal-frequency buckets.")
 @click.option("--likelihood", type=click.Choice(["dirichlet", "normal"]),
               help="Leaf likelihood (default: dirichlet for classes, normal for numbers).")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
@@ -57,9 +63,9 @@ def _params(values):
 @click.option("--resume", type=click.Path(exists=True, file_okay=False),
               help="Continue the interrupted run in this directory.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def run_cmd(prior, data, test, holdout, split_seed, class_col, likelihood, params, query, iterations,
-            burn_in, thin, proposal, temper, delta_t, chains, jobs, seed, init, top, out,
-            resume, quiet):
+def run_cmd(prior, data, test, holdout, split_seed, class_col, bucket, bucket_method, likelihood,
+            params, query, iterations, burn_in, thin, proposal, temper, delta_t, chains, jobs,
+            seed, init, top, out, resume, quiet):
     """Sample the posterior over trees (proof-tree MCMC).
 
     Metropolis-Hastings that prunes the proof tree of the current model at a choice
@@ -77,7 +83,7 @@ def run_cmd(prior, data, test, holdout, split_seed, class_col, likelihood, param
             raise click.UsageError(f"{prior}: no such prior file")
         out = out or str(Path("runs") / f"{Path(prior).stem}-{Path(data).stem}-seed{seed}")
         cfg = dict(prior=str(prior), data=str(data), test=test, holdout=holdout,
-                   split_seed=split_seed,
+                   split_seed=split_seed, bucket=bucket, bucket_method=bucket_method,
                    class_col=class_col, likelihood=likelihood, params=_params(params),
                    query=query, iterations=iterations, burn_in=burn_in, thin=thin,
                    proposal=proposal, temper=temper, delta_t=delta_t, chains=chains,

@@ -14,14 +14,16 @@ from .chain import run_chain, written_rows
 DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
                 burn_in=0, thin=1, proposal="uc", temper=1, delta_t=0.2, chains=1, jobs=1,
                 seed=0, init="prior", test=None, holdout=None, split_seed=0, class_col=None,
-                alpha=1.0, top=5)
+                bucket=None, bucket_method="uniform", alpha=1.0, top=5)
 
 
 class RunError(Exception):
     """A bad setting or input: the message is one line for the user."""
 
 
-def load_data(cfg):
+def load_data(cfg, with_bucketer=False):
+    """(train, test) as the run sees them; with_bucketer: (train, test, bucketer or
+    None), the bucketer to apply to new rows."""
     from ..data import load_csv, train_test_split
     regression = cfg.get("likelihood") == "normal"
     train = load_csv(cfg["data"], class_col=cfg.get("class_col"), regression=regression)
@@ -33,7 +35,15 @@ def load_data(cfg):
         split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
         rng = np.random.default_rng(np.random.SeedSequence([split_seed, 7]))
         train, test = train_test_split(train, cfg["holdout"], rng)
-    return train, test
+    bucketer = None
+    if cfg.get("bucket"):
+        # fitted on the training rows only, as the exact back end and the estimators do
+        from ..pcfg.bucket import Bucketer
+        bucketer = Bucketer(int(cfg["bucket"]), cfg.get("bucket_method") or "uniform")
+        train = bucketer.fit(train.X).transform_dataset(train)
+        if test is not None:
+            test = bucketer.transform_dataset(test)
+    return (train, test, bucketer) if with_bucketer else (train, test)
 
 
 def build_model(cfg, train):

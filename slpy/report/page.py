@@ -54,7 +54,8 @@ def _runs_section(runs) -> list[str]:
         c = r.config
         if r.kind == "mcmc":
             what = (f"{c.get('iterations')} it x {c.get('chains')} chain(s), "
-                    f"temper {c.get('temper')}, proposal {c.get('proposal')}")
+                    f"temper {c.get('temper')}, proposal {c.get('proposal')}"
+                    + (f", bucket {c.get('bucket')}" if c.get("bucket") else ""))
             test = c.get("test") or (f"holdout {c.get('holdout')}" if c.get("holdout") else "")
         else:
             what = "exact (PCFG)" + (f", bucket {c.get('bucket')}" if c.get("bucket") else "")

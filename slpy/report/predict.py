@@ -151,7 +151,7 @@ def load_run_data(run) -> RunData:
         if run.kind == "mcmc":
             from ..mcmc.run import load_data
             cfg["test"] = _existing(cfg.get("test"), "test data")
-            train, test = load_data(cfg)
+            train, test, bucketer = load_data(cfg, with_bucketer=True)
             alpha = cfg.get("alpha", 1.0)
         else:
             train, test = load_csv(cfg["data"], class_col=cfg.get("target")), None

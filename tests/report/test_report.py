@@ -173,6 +173,22 @@ def test_predict_reproduces_the_runs_predictions(bcw, tmp_path):
     assert [x[0:1] + x[2:] for x in read_csv(run / "predictions.csv")][1:] == lines[1:]
 
 
+def test_bucketed_run_predicts_new_rows_through_the_same_buckets(tmp_path):
+    from slpy.data import dataset_hash, load_csv
+    from slpy.pcfg.bucket import Bucketer
+    train, test = split_csv(ROOT / "examples" / "data" / "iris.csv", tmp_path, 7)
+    run = tmp_path / "run"
+    ok("run", PRIOR, "--data", train, "--test", test, "--bucket", 4, "-n", 800,
+       "--seed", 1, "--out", run, "-q")
+    cfg = json.loads((run / "config.json").read_text())
+    assert (cfg["bucket"], cfg["bucket_method"]) == (4, "uniform")
+    raw = load_csv(train)
+    assert cfg["data_hash"] == dataset_hash(Bucketer(4).fit(raw.X).transform_dataset(raw))
+    assert cfg["data_hash"] != dataset_hash(raw)
+    ok("predict", run, "--data", test, "--out", tmp_path / "p.csv")
+    assert read_csv(tmp_path / "p.csv") == read_csv(run / "predictions.csv")
+
+
 # -- bad input -----------------------------------------------------------------------------
 
 def one_line_error(r, code=1):
