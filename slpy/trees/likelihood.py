@@ -105,7 +105,8 @@ class Likelihood(abc.ABC):
 
     def clear_cache(self) -> None:
         """Forget every cached leaf term."""
-        self.__dict__.pop("_caches", None)
+        for c in self.__dict__.get("_caches", {}).values():
+            c.clear()  # in place: the row sets' clear hook holds this dict
 
 
 LIKELIHOODS: dict[str, type[Likelihood]] = {}
