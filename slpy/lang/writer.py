@@ -1,8 +1,8 @@
 """Writing terms as text, the way SWI-Prolog's write/writeq/print/write_canonical do.
 
-``term_to_text`` is the entry point for terms; ``describe_error`` gives the one-line
-SWI-style message for an error ball; ``parse_write_options`` turns a write_term/2 option
-list into ``term_to_text`` keyword arguments.
+``term_to_text`` is the entry point for terms; ``parse_write_options`` turns a
+write_term/2 option list into ``term_to_text`` keyword arguments (error messages are
+in messages.py).
 
 Spacing follows SWI's token rule: a space is written between two tokens only where
 they would otherwise read back as one token (``a- -1``, ``1 rem 2``, ``a= \\+b``), after
@@ -24,7 +24,7 @@ from ..logic.terms import (
     type_error, domain_error,
 )
 
-__all__ = ["term_to_text", "describe_error", "format_float", "atom_text",
+__all__ = ["term_to_text", "format_float", "atom_text",
            "quote_text", "atom_needs_quotes", "var_letter_name", "parse_write_options",
            "canonical_var_names"]
 
@@ -627,107 +627,3 @@ def _variable_names(arg, opt) -> dict:
         if type(v) is Var and v not in names:
             names[v] = n.name
     return names
-
-
-# -- error messages ---------------------------------------------------------------------
-
-def _q(t) -> str:
-    return term_to_text(t, quoted=True, max_depth=10)
-
-
-def _kind(t) -> str:
-    t = deref(t)
-    if type(t) is Var:
-        return "a var"
-    if type(t) is int:
-        return "an integer"
-    if type(t) is float:
-        return "a float"
-    if type(t) is Atom:
-        return "an atom"
-    if type(t) is str:
-        return "a string"
-    items, tail = list_items(t)
-    if items and tail is NIL:
-        return "a list"
-    return "a compound"
-
-
-def _plain(t) -> str:
-    t = deref(t)
-    if type(t) is Atom:
-        return t.name
-    if type(t) is str:
-        return t
-    return _q(t)
-
-
-def _formal_message(f) -> str:
-    f = deref(f)
-    if type(f) is Atom:
-        if f.name == "instantiation_error":
-            return "Arguments are not sufficiently instantiated"
-        if f.name == "system_error":
-            return "System error"
-        return f"Unknown error term: {_q(f)}"
-    if type(f) is not Struct:
-        return f"Unknown error term: {_q(f)}"
-    a = [deref(x) for x in f.args]
-    key = (f.name, len(a))
-    if key == ("type_error", 2):
-        if a[0] is atom("evaluable"):
-            return f"Arithmetic: evaluable `{_plain(a[1])}' does not exist"
-        return f"Type error: `{_plain(a[0])}' expected, found `{_q(a[1])}' ({_kind(a[1])})"
-    if key == ("domain_error", 2):
-        return f"Domain error: `{_plain(a[0])}' expected, found `{_q(a[1])}'"
-    if key == ("existence_error", 2):
-        if a[0] is atom("procedure"):
-            return f"Unknown procedure: {_q(a[1])}"
-        return f"{_plain(a[0])} `{_q(a[1])}' does not exist"
-    if key == ("existence_error", 3):
-        return f"{_plain(a[0])} `{_q(a[1])}' does not exist in {_q(a[2])}"
-    if key == ("permission_error", 3):
-        return f"No permission to {_plain(a[0])} {_plain(a[1])} `{_q(a[2])}'"
-    if key == ("representation_error", 1):
-        return f"Cannot represent due to `{_plain(a[0])}'"
-    if key == ("evaluation_error", 1):
-        return f"Arithmetic: evaluation error: {_plain(a[0])}"
-    if key == ("resource_error", 1):
-        return f"Not enough resources: {_plain(a[0])}"
-    if key == ("syntax_error", 1):
-        msg = _plain(a[0])
-        if type(a[0]) is Atom and " " not in msg:
-            msg = msg.replace("_", " ")
-            msg = msg[:1].upper() + msg[1:]
-        return f"Syntax error: {msg}"
-    if key == ("uninstantiation_error", 1):
-        return f"Uninstantiated argument expected, found {_q(a[0])}"
-    if key == ("format", 1):
-        return f"Format error: {_plain(a[0])}"
-    if key == ("format_argument_type", 2):
-        return f"Illegal argument to format sequence ~{_plain(a[0])}: {_q(a[1])}"
-    return f"Unknown error term: {_q(f)}"
-
-
-def describe_error(ball) -> str:
-    """SWI-Prolog's one-line message for an exception ball (without 'ERROR: ')."""
-    b = deref(ball)
-    if type(b) is Struct and b.name == "error" and len(b.args) == 2:
-        formal, ctx = b.args
-        text = _formal_message(formal)
-        prefix = extra = ""
-        ctx = deref(ctx)
-        if type(ctx) is Struct and ctx.name == "context" and len(ctx.args) == 2:
-            where, msg = deref(ctx.args[0]), deref(ctx.args[1])
-            if type(where) is Struct and where.name == "/" and len(where.args) == 2 \
-                    and type(deref(where.args[0])) is not Var:
-                prefix = f"{_q(where)}: "
-            if type(msg) in (Atom, str) and _plain(msg):
-                extra = f" ({_plain(msg)})"
-        elif type(ctx) is Struct and ctx.name == "file" and len(ctx.args) >= 3:
-            f, line, col = (deref(x) for x in ctx.args[:3])
-            prefix = f"{_plain(f)}:{_plain(line)}:{_plain(col)}: "
-        elif type(ctx) is Struct and ctx.name == "string" and len(ctx.args) == 2:
-            extra = f" (in {_q(ctx.args[0])} at {_plain(ctx.args[1])})"
-        return prefix + text + extra
-    return f"Unhandled exception: Unknown message: {_q(b)}"

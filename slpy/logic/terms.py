@@ -563,7 +563,7 @@ class PrologError(Exception):
     def __str__(self):
         if self.args and self.args[0]:
             return self.args[0]
-        from ..lang.writer import describe_error
+        from ..lang.messages import describe_error
         return describe_error(self.term)
 
 

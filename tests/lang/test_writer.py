@@ -7,9 +7,10 @@ from hypothesis import given, strategies as st
 
 from slpy.lang.fmt import format_to_text
 from slpy.lang.ops import OpTable
+from slpy.lang.messages import describe_error
 from slpy.lang.writer import (
-    term_to_text, describe_error, format_float, atom_needs_quotes, var_letter_name,
-    parse_write_options, canonical_var_names,
+    term_to_text, format_float, atom_needs_quotes, var_letter_name, parse_write_options,
+    canonical_var_names,
 )
 from slpy.logic.builtins import BUILTINS
 import slpy.logic.builtins.output  # noqa: F401  (registers the builtins)
