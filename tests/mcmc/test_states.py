@@ -15,17 +15,21 @@ from slpy.trees import make_likelihood
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def growtree_model(data: str) -> PosteriorModel:
+    ds = load_csv(ROOT / "examples" / "data" / f"{data}.csv")
+    p = Program()
+    p.consult(ROOT / "priors" / "growtree.slp")
+    p.attach_data(ds)
+    return PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+
+
 def live_proof_nodes() -> int:
     gc.collect()
     return sum(1 for o in gc.get_objects() if type(o) is ProofNode)
 
 
 def test_proof_trees_of_rejected_and_replaced_states_are_freed():
-    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
-    p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
-    p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    m = growtree_model("kyphosis")
     k = build_kernel(m, make_proposal("uc"))
     rng = np.random.default_rng(5)
     s = m.sample_prior(rng)
@@ -42,11 +46,7 @@ def test_proof_trees_of_rejected_and_replaced_states_are_freed():
 def test_steps_leave_no_reference_cycles():
     # what a step discards must be freed by reference counting: cyclic garbage is left
     # to Python's cycle collector, which then costs as much as the sampling itself
-    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
-    p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
-    p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    m = growtree_model("kyphosis")
     k = build_kernel(m, make_proposal("uc"))
     rng = np.random.default_rng(3)
     s = m.sample_prior(rng)
@@ -70,11 +70,7 @@ def test_a_given_initial_tree_records_its_prior_probabilities():
     # --init: the state built for a given tree records the same choice probabilities
     # as the state of the same tree drawn from the prior (not 1 for choices the given
     # tree decides, which would make every later proposal pay for them)
-    ds = load_csv(ROOT / "examples" / "data" / "kyphosis.csv")
-    p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
-    p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    m = growtree_model("kyphosis")
     rng = np.random.default_rng(11)
     for _ in range(5):
         s = m.sample_prior(rng)
@@ -84,15 +80,11 @@ def test_a_given_initial_tree_records_its_prior_probabilities():
 
 
 def test_row_set_memory_budget_bounds_the_caches_and_changes_no_chain():
-    ds = load_csv(ROOT / "examples" / "data" / "bcw.csv")
-
     def chain(budget):
-        p = Program()
-        p.consult(ROOT / "priors" / "growtree.slp")
-        p.attach_data(ds)
+        m = growtree_model("bcw")
+        p = m.program
         if budget is not None:
             p.rowsets.cache_bytes = budget
-        m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
         k = build_kernel(m, make_proposal("uc"))
         rng = np.random.default_rng(11)
         s = m.sample_prior(rng)
