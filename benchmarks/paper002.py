@@ -496,9 +496,10 @@ def report(out: Path, plan, quick: bool = False, md_path: Path | None = None,
         L.append("")
         L.append(f"The finished runs took {sum(t['wall_seconds'] for t in tms) / 3600:.2f} h "
                  f"wall-clock and {sum(t['cpu_seconds'] for t in tms) / 3600:.2f} h CPU in "
-                 f"total (one process, one run at a time, `nice -n 19` on the shared "
-                 f"machine; first started {min(t['started'] for t in tms)}, last finished "
-                 f"{max(t['finished'] for t in tms)}).")
+                 f"total, summed over runs (first started {min(t['started'] for t in tms)}, "
+                 f"last finished {max(t['finished'] for t in tms)}; runs that shared the "
+                 f"machine's 2 cores with other jobs or with each other took more wall-clock "
+                 f"than CPU time).")
     if done < total:
         missing = [run_dir(out, n, t, s).name for n, _, t, s in grid(plan)
                    if not (run_dir(out, n, t, s) / "summary.json").exists()]
