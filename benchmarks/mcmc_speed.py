@@ -1,6 +1,7 @@
 """MCMC speed: iterations per second of proof-tree MH with GROWTREE (alpha 0.95,
 beta 1, min_leaf 5), the uc proposal and one chain, on BCW, Pima and letter; and the
-cost of 4 tempered chains against one. Prints the median of --repeat runs.
+cost of 4 tempered chains against one, the median of per-seed ratios. Prints the median
+of --repeat runs (seeds 0, 1, ...).
 
     python benchmarks/mcmc_speed.py [--iterations N] [--repeat R] [--only bcw pima ...] [--cpu]
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,7 +28,9 @@ from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step  # no
 TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
 
 
-def rate(name: str, iterations: int, temper: int, seed: int) -> float:
+def chains(name: str, temper: int, seed: int, warm: int):
+    """Chains on the data set `name` (one, or `temper` tempered ones), warmed up by
+    `warm` iterations; returns advance(n): run n more iterations, return the seconds."""
     ds = load_csv(ROOT / "examples" / "data" / f"{name}.csv")
     p = Program()
     p.consult(ROOT / "priors" / "growtree.slp")
@@ -36,18 +40,52 @@ def rate(name: str, iterations: int, temper: int, seed: int) -> float:
     hs = heats(temper, 0.2) if temper > 1 else [1.0]
     ks = [build_kernel(m, make_proposal("uc"), h) for h in hs]
     states = [m.sample_prior(rng) for _ in hs]
-    warm = iterations // 5
-    for it in range(warm):  # fill the caches as a long run would have them
-        for j, k in enumerate(ks):
-            states[j], _ = k(rng, states[j], it)
-        states, _ = swap_step(rng, states, hs)
-    t0, c0 = time.perf_counter(), time.process_time()
-    for it in range(iterations):
-        for j, k in enumerate(ks):
-            states[j], _ = k(rng, states[j], it)
-        states, _ = swap_step(rng, states, hs)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return iterations / (cpu if CPU_TIME else wall)
+    done = 0
+
+    def advance(n: int) -> float:
+        nonlocal states, done
+        t0, c0 = time.perf_counter(), time.process_time()
+        for it in range(done, done + n):
+            for j, k in enumerate(ks):
+                states[j], _ = k(rng, states[j], it)
+            states, _ = swap_step(rng, states, hs)
+        done += n
+        return time.process_time() - c0 if CPU_TIME else time.perf_counter() - t0
+
+    advance(warm)  # fill the caches as a long run would have them
+    return advance
+
+
+def rate(name: str, iterations: int, temper: int, seed: int) -> float:
+    return iterations / chains(name, temper, seed, iterations // 5)(iterations)
+
+
+def tempering_cost(iterations: int, seed: int, rounds: int = 3) -> float:
+    """Cost of 4 tempered chains over one chain on BCW (same seed): each measured in a
+    fresh process, the two alternating, the ratio of the medians of `rounds` rates: a
+    shared machine's speed drifts, and two chain systems in one process would share its
+    caches and garbage collector."""
+    def one_rate(temper):
+        cmd = [sys.executable, __file__, "--one-rate", "bcw", str(temper), str(seed),
+               str(iterations)] + (["--cpu"] if CPU_TIME else [])
+        return float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    ones, fours = [], []
+    for _ in range(rounds):
+        ones.append(one_rate(1))
+        fours.append(one_rate(4))
+    return statistics.median(ones) / statistics.median(fours)
+
+
+def calibrate() -> float:
+    """Seconds for a fixed pure-Python loop (median of 3): how fast the shared machine
+    runs Python at the moment, to read the rates against."""
+    def once():
+        t0 = time.perf_counter()
+        x = 0
+        for i in range(10_000_000):
+            x += i
+        return time.perf_counter() - t0
+    return statistics.median(once() for _ in range(3))
 
 
 # --cpu: iterations per second of this process's CPU time, for a machine shared with
@@ -62,19 +100,28 @@ def main():
     ap.add_argument("--only", nargs="*", default=["bcw", "pima", "letter"])
     ap.add_argument("--cpu", action="store_true",
                     help="rates per second of CPU time instead of wall-clock time")
+    ap.add_argument("--one-rate", nargs=4, metavar=("DATA", "TEMPER", "SEED", "N"),
+                    help=argparse.SUPPRESS)
     a = ap.parse_args()
     global CPU_TIME
     CPU_TIME = a.cpu
+    if a.one_rate:
+        name, temper, seed, n = a.one_rate
+        print(rate(name, int(n), int(temper), int(seed)))
+        return
     clock = "CPU" if a.cpu else "wall-clock"
+    print(f"machine: a pure-Python loop of 10 million additions took {calibrate():.2f} s "
+          f"(0.21 s at the fastest seen here); the rates below scale inversely with it")
     for name in a.only:
         n = a.iterations if name != "letter" else max(500, a.iterations // 5)
         r = statistics.median(rate(name, n, 1, s) for s in range(a.repeat))
         print(f"{name}: {r:,.0f} iterations/s {clock} (uc, one chain, median of {a.repeat}; "
               f"target {TARGETS[name]:,})")
-    n = a.iterations // 2
-    one = statistics.median(rate("bcw", n, 1, s) for s in range(a.repeat))
-    four = statistics.median(rate("bcw", n, 4, s) for s in range(a.repeat))
-    print(f"bcw: 4 tempered chains cost {one / four:.2f}x one chain (target <= 4.5x)")
+    # the ratio moves a little with the seed (hot chains that hold bigger trees cost more)
+    ratios = [tempering_cost(a.iterations, s) for s in range(a.repeat)]
+    each = ", ".join(f"{r:.2f}" for r in ratios)
+    print(f"bcw: 4 tempered chains cost {statistics.median(ratios):.2f}x one chain "
+          f"(median over seeds 0-{a.repeat - 1}: {each}; target <= 4.5x)")
 
 
 if __name__ == "__main__":
