@@ -75,7 +75,7 @@ class SplitList(Sequence):
         item = self._items[i]     # IndexError and negative indices come from the list
         if item is None:
             i = operator.index(i) % len(self._items)
-            item = self._intern(np.array([i]))[0]
+            item = self._intern_one(i)
             self._items[i] = item
             self._rs._split_cache[(self.rid, item[0], item[1])] = item[2:]
         return item
@@ -95,6 +95,16 @@ class SplitList(Sequence):
 
     def __repr__(self) -> str:
         return f"SplitList(rid={self.rid}, min_leaf={self.min_leaf}, n={len(self)})"
+
+    def _intern_one(self, i: int) -> tuple:
+        """``_intern(np.array([i]))[0]`` without building arrays: a prior that picks one
+        split of a new row set does this once per regrown node."""
+        h1, h2 = self._h1[i], self._h2[i]
+        nl = int(self.n_left[i])
+        f, t = int(self.features[i]), float(self.thresholds[i])
+        left, right = self._rs._intern_pair(h1, h2, h1 ^ self._t1, h2 ^ self._t2, nl,
+                                            self._rs._size[self.rid] - nl, self.rid, f, t)
+        return (f, t, left, right)
 
     def _intern(self, idx: np.ndarray) -> list[tuple]:
         k = len(idx)
@@ -168,6 +178,7 @@ class RowSets:
         self._bytes_derived = 0   # estimated size of the caches above
         self._bytes_rows = 0      # and of the row arrays but the root's
         self._clear_hooks: list = []
+        self._pair_buf = (np.zeros(2, np.uint64), np.zeros(2, np.uint64), np.zeros(2, np.int64))
         self.clears = 0           # times the budget dropped everything
         self._intern(np.arange(n, dtype=np.int32), -1, -1, np.nan, False)
         self._bytes_rows = 0
@@ -244,6 +255,25 @@ class RowSets:
             self._rows.extend(itertools.repeat(None, k))
             self._count = c + k
         return ids
+
+    def _intern_pair(self, h1l, h2l, h1r, h2r, nl, nr, parent, f, t) -> tuple[int, int]:
+        """``_intern_keys`` for the two sides of one split (left first), in scalars."""
+        self._reserve(2)
+        b1, b2, bn = self._pair_buf
+        b1[0], b1[1], b2[0], b2[1], bn[0], bn[1] = h1l, h1r, h2l, h2r, nl, nr
+        c = self._count
+        ids, src = K._table_intern(*self._slots, b1, b2, bn, c)
+        k = len(src)
+        if k:
+            for j, side in enumerate(src.tolist()):
+                self._opar[c + j] = parent
+                self._ofeat[c + j] = f
+                self._othr[c + j] = t
+                self._oleft[c + j] = side == 0
+                self._size.append(nl if side == 0 else nr)
+                self._rows.append(None)
+            self._count = c + k
+        return int(ids[0]), int(ids[1])
 
     def _intern(self, rows: np.ndarray, parent, f, t, is_left) -> int:
         """Id of the set ``rows`` (sorted int32), creating it if new."""

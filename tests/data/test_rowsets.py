@@ -215,3 +215,4 @@ def test_split_list_is_lazy_and_consistent(rng):
         vs[len(vs)]
     assert rs.origin(rs.root()) is None
     assert rs.origin(left) == (0, f, t, True)
+    assert rs.origin(right) == (0, f, t, False)
