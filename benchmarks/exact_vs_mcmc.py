@@ -46,6 +46,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cpu_model  # noqa: E402
 SHARED_DATA = ROOT.parent / "shared" / "data"
 BUNDLED = ROOT / "examples" / "data"
 DATE = "2026-11-21"
@@ -589,15 +591,7 @@ def report(results, cfg, wall, out, md, figdir):
         if res["top"][0][0] > 1e-3:
             top_figure(res, figdir / "exact_top_trees.png")
             break
-    model = platform.processor() or "cpu"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    machine = (f"{model}, {os.cpu_count()} cores, {platform.system()} "
+    machine = (f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()} "
                f"{platform.machine()}, Python {platform.python_version()}")
     text = markdown(results, cfg, wall, machine, out)
     if md.exists() and not cfg.quick:

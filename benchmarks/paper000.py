@@ -48,6 +48,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cpu_model  # noqa: E402
 DATA = ROOT / "examples" / "data"
 PRIORS = ROOT / "priors"
 EXPERIMENTS = ("best", "fig6", "fig7", "fig5", "fig8", "boxes")
@@ -785,15 +787,7 @@ def make_figures(fig_dir: Path, out: Path, runs: dict, res: dict, done: set) -> 
 # -- the report -------------------------------------------------------------------------
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} cores (shared with other jobs), "
+    return (f"{cpu_model()}, {os.cpu_count()} cores (shared with other jobs), "
             f"{platform.system()} {platform.release()}, Python "
             f"{platform.python_version()}")
 

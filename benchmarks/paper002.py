@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cpu_model  # noqa: E402
 SHARED = ROOT.parent / "shared" / "data"
 PRIOR = ROOT / "priors" / "growtree.slp"
 SPLIT_SEED = 2005
@@ -155,16 +157,6 @@ def run_one(out: Path, name: str, iterations: int, temper: int, seed: int,
         f"acc_max {summary.get('acc_max', float('nan')):.3f} "
         f"acc_prob {summary.get('acc_prob', float('nan')):.3f}")
     return rd
-
-
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine() -> dict:
@@ -395,7 +387,6 @@ class Run:
             z = np.load(cache)
             if all(f"n{n}" in z for n in prefixes):
                 return {n: z[f"n{n}"] for n in prefixes}
-        nmax = prefixes[-1]
         counts = np.stack([np.bincount(self.ids[:n], minlength=len(self.models))
                            for n in prefixes])
         acc = np.zeros((len(prefixes), len(split.X_test), split.train.n_classes))

@@ -50,6 +50,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cpu_model  # noqa: E402
 SHARED_DATA = ROOT.parent / "shared" / "data"
 BUNDLED = ROOT / "examples" / "data"
 DATE = "2026-11-21"
@@ -205,16 +207,8 @@ def summarise(rows):
 
 
 def machine_name() -> str:
-    model = platform.processor() or "cpu"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import os
-    return (f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
+    return (f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
             f"Python {platform.python_version()}")
 
 
