@@ -28,9 +28,9 @@ from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step  # no
 TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
 
 
-def chains(name: str, temper: int, seed: int, warm: int):
-    """Chains on the data set `name` (one, or `temper` tempered ones), warmed up by
-    `warm` iterations; returns advance(n): run n more iterations, return the seconds."""
+def rate(name: str, iterations: int, temper: int, seed: int) -> float:
+    """Iterations per second on the data set `name` (one chain, or `temper` tempered
+    ones), after iterations // 5 to fill the caches as a long run would have them."""
     ds = load_csv(ROOT / "examples" / "data" / f"{name}.csv")
     p = Program()
     p.consult(ROOT / "priors" / "growtree.slp")
@@ -40,24 +40,16 @@ def chains(name: str, temper: int, seed: int, warm: int):
     hs = heats(temper, 0.2) if temper > 1 else [1.0]
     ks = [build_kernel(m, make_proposal("uc"), h) for h in hs]
     states = [m.sample_prior(rng) for _ in hs]
-    done = 0
-
-    def advance(n: int) -> float:
-        nonlocal states, done
-        t0, c0 = time.perf_counter(), time.process_time()
-        for it in range(done, done + n):
-            for j, k in enumerate(ks):
-                states[j], _ = k(rng, states[j], it)
-            states, _ = swap_step(rng, states, hs)
-        done += n
-        return time.process_time() - c0 if CPU_TIME else time.perf_counter() - t0
-
-    advance(warm)  # fill the caches as a long run would have them
-    return advance
-
-
-def rate(name: str, iterations: int, temper: int, seed: int) -> float:
-    return iterations / chains(name, temper, seed, iterations // 5)(iterations)
+    warm = iterations // 5
+    t0 = c0 = 0.0
+    for it in range(warm + iterations):
+        if it == warm:
+            t0, c0 = time.perf_counter(), time.process_time()
+        for j, k in enumerate(ks):
+            states[j], _ = k(rng, states[j], it)
+        states, _ = swap_step(rng, states, hs)
+    spent = time.process_time() - c0 if CPU_TIME else time.perf_counter() - t0
+    return iterations / spent
 
 
 def tempering_cost(iterations: int, seed: int, rounds: int = 3) -> float:
