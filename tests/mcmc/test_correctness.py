@@ -74,12 +74,12 @@ def chi2_pvalue(counts, probs):
     return chisquare(obs, exp).pvalue
 
 
-@pytest.mark.parametrize("spec,thin", [("uc", 5), ("q0", 1)])
-def test_flat_likelihood_visits_the_prior(small, spec, thin):
+@pytest.mark.parametrize("spec,thin,temper", [("uc", 5, 1), ("q0", 1, 1), ("uc", 5, 3)])
+def test_flat_likelihood_visits_the_prior(small, spec, thin, temper):
     m = model_for(small, with_data=False)
     probs = exact(m, small, False)
     assert abs(sum(probs.values()) - 1) < 1e-9 and len(probs) == 170
-    counts = chain(m, spec, 3000, thin, seed=5)
+    counts = chain(m, spec, 3000, thin, seed=5, temper=temper)
     assert chi2_pvalue(counts, probs) > 0.01
 
 
