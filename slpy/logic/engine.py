@@ -74,6 +74,12 @@ class Engine(Sampling, Replay):
         self.rp_logfactor = 0.0
         self.rp_cutnode = None
         self.rp_linked = []
+        self.rp_local = False       # local moves (run_local): forced / reused / fresh
+        self.rp_forced = None
+        self.rp_prefixes = None
+        self.rp_strict = None
+        self.rp_forced_logp = 0.0
+        self.rp_nforced = 0
         self.min_prob = 0.0
         self.rowsets = None  # data-aware builtins attach their state here
 

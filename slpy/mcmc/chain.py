@@ -1,10 +1,18 @@
-"""One MCMC chain (with its tempered companions), written to a run directory as it goes.
+"""One MCMC chain with its tempered companions: a pure sampling loop, and the
+observers that count visits and write the trace.
 
-The chain's randomness comes from one numpy Generator seeded from the run's seed and
-the chain's index, so a run is reproducible whatever the number of parallel jobs.
-Interrupting (Ctrl-C) keeps what was written; `resume` recomputes the chain up to the
-last written iteration with the same seed (no rows are written again) and continues,
-so a resumed run equals an uninterrupted one byte for byte.
+:func:`sample_chain` only computes: after every sweep it hands a :class:`Sweep` to its
+observers (:class:`VisitCounter`, :class:`TraceWriter`, a progress bar, or the
+estimators' own), so the command line, the estimators and worker processes share it,
+and files are written at the edge.
+
+Randomness: each replica (tempered companion) has its own numpy Generator, and the
+swaps one more, all derived from the run's seed and the chain's index. Replica 0 uses
+the chain's generator itself, so an untempered chain is what it always was. A run is
+therefore reproducible whatever the number of processes. Interrupting (Ctrl-C) keeps
+what was written; `resume` recomputes the chain up to the last written iteration with
+the same seed (no rows are written again) and continues, so a resumed run equals an
+uninterrupted one byte for byte.
 """
 from __future__ import annotations
 
@@ -16,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..trees.model import canonical
-from .kernel import build_kernel, make_proposal, heats, swap_step
+from .kernel import build_kernel
+from .tempering import LadderTuner, SwapStats, ladder, propose_swaps
 
 TRACE_COLUMNS = ["iter", "model", "log_lik", "leaves", "depth", "d", "accepted"]
 
@@ -44,83 +53,201 @@ class ChainResult:
     seconds: float
     interrupted: bool = False
     order: list = field(default_factory=list)   # canonical models by first visit
+    heats: list = field(default_factory=lambda: [1.0])   # the ladder after burn-in
+    moves: dict = field(default_factory=dict)   # move -> [proposed, accepted] (cold)
+    round_trips: int = 0       # replicas that went from the hottest level to the cold one
+
+
+@dataclass
+class Sweep:
+    """What observers see after each sweep."""
+    it: int
+    state: object              # the cold state (heat 1), after the swaps
+    info: object               # the cold level's step (kernel Info)
+    swaps: list                # [(i, j, accepted, probability)]
+    kept: bool                 # past burn-in and on the thinning grid
 
 
 def chain_rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(seed).spawn(index + 1)[index])
+    return np.random.default_rng(_chain_seed(seed, index))
 
 
-def run_chain(model, cfg: dict, index: int, out_dir, resume_rows: int = 0,
-              progress=None) -> ChainResult:
-    """Run chain `index` for cfg["iterations"] iterations; trace rows go to
-    out_dir/trace.csv (appending after `resume_rows` existing rows)."""
-    from pathlib import Path
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    rng = chain_rng(cfg["seed"], index)
-    proposal = make_proposal(cfg["proposal"])
-    hs = heats(cfg["temper"], cfg["delta_t"]) if cfg["temper"] > 1 else [1.0]
-    kernels = [build_kernel(model, proposal, h) for h in hs]
-    states = [_initial_state(model, cfg, rng) for _ in hs]
+def _chain_seed(seed: int, index: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed).spawn(index + 1)[index]
+
+
+def replica_rngs(seed: int, index: int, k: int):
+    """(generators of the k replicas, generator of the swaps)."""
+    ss = _chain_seed(seed, index)
+    kids = ss.spawn(k)
+    return [np.random.default_rng(ss)] + [np.random.default_rng(c) for c in kids[1:]], \
+        np.random.default_rng(kids[0])
+
+
+def tempering_settings(cfg: dict) -> dict:
+    """The tempering part of a run configuration, with its defaults: the paper's
+    ladder unless a hottest heat is given (then geometric), neighbour swaps, and an
+    adapted ladder when there is a burn-in and more than two chains."""
+    k = int(cfg.get("temper", 1))
+    min_heat = cfg.get("min_heat")
+    adapt = cfg.get("adapt_ladder")
+    if adapt is None:
+        adapt = int(cfg.get("burn_in", 0)) > 0 and k > 2
+    return dict(k=k, scheme=cfg.get("swap") or "neighbours",
+                ladder=cfg.get("ladder") or ("paper" if min_heat is None else "geometric"),
+                delta_t=float(cfg.get("delta_t", 0.2)),
+                min_heat=None if min_heat is None else float(min_heat), adapt=bool(adapt))
+
+
+def sample_chain(model, cfg: dict, index: int, observers=(), start_states=None) -> ChainResult:
+    """Run chain `index` of cfg for cfg["iterations"] sweeps (or until an observer
+    returns True: a budget), calling each observer with a :class:`Sweep`."""
+    t = tempering_settings(cfg)
+    k = t["k"]
+    heats = ladder(k, t["ladder"], t["delta_t"], t["min_heat"])
+    rngs, swap_rng = replica_rngs(cfg["seed"], index, k)
+    kernel = build_kernel(model, cfg["proposal"])
+    states = list(start_states) if start_states is not None else \
+        [_initial_state(model, cfg, rngs[r]) for r in range(k)]
+    at = list(range(k))                 # at[level] = replica
+    level = list(range(k))              # level[replica]
     n_iter, burn, thin = cfg["iterations"], cfg["burn_in"], cfg["thin"]
-    trace_path = out_dir / "trace.csv"
-    if resume_rows:
-        _truncate_rows(trace_path, resume_rows)
-        f = open(trace_path, "a", newline="")
-    else:
-        f = open(trace_path, "w", newline="")
-    w = csv.writer(f, lineterminator="\n")
-    swap_cols = [f"{i}-{j}" for i in range(len(hs)) for j in range(i + 1, len(hs))]
-    if not resume_rows:
-        w.writerow(TRACE_COLUMNS + (["swap"] if len(hs) > 1 else []))
-    res = ChainResult(index, 0, 0, 0, 0, {c: [0, 0] for c in swap_cols}, {},
-                      (-math.inf, None, None), 0.0)
-    rows = 0
+    tuner = LadderTuner(heats) if t["adapt"] and k > 2 and burn > 0 else None
+    res = ChainResult(index, 0, 0, 0, 0, {}, {}, (-math.inf, None, None), 0.0)
+    stats = SwapStats(k)
     t0 = time.perf_counter()
     try:
         for it in range(n_iter):
-            accepted = False
-            for j, kern in enumerate(kernels):
-                states[j], info = kern(rng, states[j], it)
-                if j == 0:
-                    accepted = info.accepted
-                    res.replay_failures += not info.replayed
-            states, sw = swap_step(rng, states, hs)
-            if sw is not None:
-                key = f"{sw[0]}-{sw[1]}"
-                res.swaps[key][0] += 1
-                res.swaps[key][1] += sw[2]
-            res.accepted += accepted
+            info0 = None
+            for r in range(k):
+                states[r], info = kernel(rngs[r], states[r], it, heats[level[r]])
+                if level[r] == 0:
+                    info0 = info
+            swaps = propose_swaps(swap_rng, it, [states[at[i]].log_lik for i in range(k)],
+                                  heats, t["scheme"])
+            for i, j, ok, _ in swaps:
+                stats.add(i, j, ok)
+                if ok:
+                    at[i], at[j] = at[j], at[i]
+                    level[at[i]], level[at[j]] = i, j
+            stats.travel(at)
+            if tuner is not None and it < burn:
+                tuner.observe(swaps)
+                new = tuner.update(it)
+                if new is not None:
+                    heats = new
             res.iterations = it + 1
-            s = states[0]
-            if s.log_lik > res.best[0]:
-                res.best = (s.log_lik, None, s.term)
-            if it >= burn and (it - burn) % thin == 0:
-                res.kept += 1
-                key = canonical(s.term)
-                v = res.visits.get(key)
-                if v is None:
-                    v = res.visits[key] = Visit(len(res.visits), 0, s.log_lik, s.leaves,
-                                                s.depth, s.term)
-                    res.order.append(key)
-                v.count += 1
-                rows += 1
-                if rows > resume_rows:
-                    row = [it, v.id, repr(round(s.log_lik, 10)), s.leaves, s.depth, s.d,
-                           int(accepted)]
-                    if len(hs) > 1:
-                        row.append(f"{sw[0]}-{sw[1]}:{int(sw[2])}" if sw else "")
-                    w.writerow(row)
-            if progress is not None:
-                progress(it + 1, states[0], res)
+            res.accepted += info0.accepted
+            res.replay_failures += not info0.replayed
+            m = res.moves.setdefault(info0.move, [0, 0])
+            m[0] += 1
+            m[1] += info0.accepted
+            sw = Sweep(it, states[at[0]], info0, swaps,
+                       it >= burn and (it - burn) % thin == 0)
+            stop = False
+            for obs in observers:
+                stop = obs(sw) or stop
+            if stop:
+                break
     except KeyboardInterrupt:
         res.interrupted = True
-    finally:
-        f.close()
-        res.seconds = time.perf_counter() - t0
-    res.best = (res.best[0], canonical(res.best[2]) if res.best[2] is not None else None,
-                res.best[2])
+    res.seconds = time.perf_counter() - t0
+    res.swaps = {key: [n, stats.accepted[key]] for key, n in sorted(stats.proposed.items())}
+    res.heats = heats
+    res.round_trips = stats.round_trips
     return res
+
+
+class VisitCounter:
+    """Counts the kept models (canonical form -> Visit, in order of first visit) and
+    remembers the best log-likelihood of the cold chain."""
+
+    def __init__(self):
+        self.visits: dict = {}
+        self.order: list = []
+        self.kept = 0
+        self.best = (-math.inf, None)
+
+    def __call__(self, sw: Sweep):
+        s = sw.state
+        if s.log_lik > self.best[0]:
+            self.best = (s.log_lik, s)
+        if not sw.kept:
+            return False
+        self.kept += 1
+        key = _key(s)
+        v = self.visits.get(key)
+        if v is None:
+            v = self.visits[key] = Visit(len(self.visits), 0, s.log_lik, s.leaves,
+                                         s.depth, s.term)
+            self.order.append(key)
+        v.count += 1
+        sw.visit = v
+        return False
+
+    def fill(self, res: ChainResult) -> ChainResult:
+        res.visits, res.order, res.kept = self.visits, self.order, self.kept
+        b = self.best[1]
+        res.best = (self.best[0], None, None) if b is None else (self.best[0], _key(b),
+                                                                   b.term)
+        return res
+
+
+def _key(state) -> str:
+    """The canonical form of a state's model (a record from a worker carries it)."""
+    key = getattr(state, "key", None)
+    return canonical(state.term) if key is None else key
+
+
+class TraceWriter:
+    """Writes kept sweeps to trace.csv (after the first `skip` rows, on resume). Needs
+    a VisitCounter before it in the observers (it names models by their visit id)."""
+
+    def __init__(self, f, tempered: bool, skip: int = 0):
+        self.w = csv.writer(f, lineterminator="\n")
+        self.tempered = tempered
+        self.skip = skip
+        self.rows = 0
+        if not skip:
+            self.w.writerow(TRACE_COLUMNS + (["swap"] if tempered else []))
+
+    def __call__(self, sw: Sweep):
+        if not sw.kept:
+            return False
+        self.rows += 1
+        if self.rows > self.skip:
+            s = sw.state
+            row = [sw.it, sw.visit.id, repr(round(s.log_lik, 10)), s.leaves, s.depth, s.d,
+                   int(sw.info.accepted)]
+            if self.tempered:
+                row.append(";".join(f"{i}-{j}:{int(ok)}" for i, j, ok, _ in sw.swaps))
+            self.w.writerow(row)
+        return False
+
+
+def run_chain(model, cfg: dict, index: int, out_dir, resume_rows: int = 0,
+              progress=None, workers: int = 1, train=None) -> ChainResult:
+    """Run chain `index` for cfg["iterations"] iterations; trace rows go to
+    out_dir/trace.csv (appending after `resume_rows` existing rows). With `workers`
+    > 1 (and tempering) the replicas run in that many processes, which build their
+    own model from cfg and the training data `train`; the visits then hold no terms."""
+    from pathlib import Path
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    trace_path = out_dir / "trace.csv"
+    if resume_rows:
+        _truncate_rows(trace_path, resume_rows)
+    visits = VisitCounter()
+    with open(trace_path, "a" if resume_rows else "w", newline="") as f:
+        observers = [visits, TraceWriter(f, int(cfg.get("temper", 1)) > 1, resume_rows)]
+        if progress is not None:
+            observers.append(progress)
+        if workers > 1 and int(cfg.get("temper", 1)) > 1:
+            from .parallel import sample_chain_parallel
+            res = sample_chain_parallel(cfg, train, index, workers, observers)
+        else:
+            res = sample_chain(model, cfg, index, observers)
+    return visits.fill(res)
 
 
 def _initial_state(model, cfg, rng):

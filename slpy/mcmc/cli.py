@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from .moves import DEFAULT_PROPOSAL
+
 
 def _params(values):
     out = {}
@@ -43,15 +45,30 @@ def _params(values):
 @click.option("--iterations", "-n", type=int, default=10000, show_default=True)
 @click.option("--burn-in", type=int, default=0, show_default=True)
 @click.option("--thin", type=int, default=1, show_default=True)
-@click.option("--proposal", default="uc", show_default=True, help="uc, q0 or cycle:N.")
+@click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
+              help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
+                   "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/cli.md).")
 @click.option("--temper", type=int, default=1, show_default=True,
               help="Number of tempered chains (1: no tempering).")
 @click.option("--delta-t", type=float, default=0.2, show_default=True,
-              help="Heats 1/(1 + dT (i-1)).")
+              help="Heats 1/(1 + dT (i-1)) (the paper's ladder).")
+@click.option("--min-heat", type=float, default=None,
+              help="The hottest chain's heat, in (0, 1): the ladder is then geometric "
+                   "from 1 down to it.")
+@click.option("--ladder", type=click.Choice(["paper", "geometric"]), default=None,
+              help="The initial heats [default: geometric with --min-heat, else paper].")
+@click.option("--adapt-ladder/--fixed-ladder", default=None,
+              help="Re-space the heats during burn-in toward even swap rates, then freeze "
+                   "them [default: adapt when --burn-in > 0 and --temper > 2].")
+@click.option("--swap", type=click.Choice(["neighbours", "random"]), default="neighbours",
+              show_default=True,
+              help="Swaps between neighbouring heats, even and odd pairs in turn "
+                   "(non-reversible), or between a random pair (the paper's).")
 @click.option("--chains", type=int, default=1, show_default=True,
               help="Independent chains (each with its own tempered companions).")
 @click.option("--jobs", type=int, default=1, show_default=True,
-              help="Processes running the chains (results do not depend on it).")
+              help="Processes running the chains, and then the tempered chains of each "
+                   "(results do not depend on it).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--init", default="prior", show_default=True,
               help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
@@ -64,8 +81,8 @@ def _params(values):
               help="Continue the interrupted run in this directory.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def run_cmd(prior, data, test, holdout, split_seed, class_col, bucket, bucket_method, likelihood,
-            params, query, iterations, burn_in, thin, proposal, temper, delta_t, chains, jobs,
-            seed, init, top, out, resume, quiet):
+            params, query, iterations, burn_in, thin, proposal, temper, delta_t, min_heat,
+            ladder, adapt_ladder, swap, chains, jobs, seed, init, top, out, resume, quiet):
     """Sample the posterior over trees (proof-tree MCMC).
 
     Metropolis-Hastings that prunes the proof tree of the current model at a choice
@@ -86,7 +103,8 @@ def run_cmd(prior, data, test, holdout, split_seed, class_col, bucket, bucket_me
                    split_seed=split_seed, bucket=bucket, bucket_method=bucket_method,
                    class_col=class_col, likelihood=likelihood, params=_params(params),
                    query=query, iterations=iterations, burn_in=burn_in, thin=thin,
-                   proposal=proposal, temper=temper, delta_t=delta_t, chains=chains,
+                   proposal=proposal, temper=temper, delta_t=delta_t, min_heat=min_heat,
+                   ladder=ladder, adapt_ladder=adapt_ladder, swap=swap, chains=chains,
                    jobs=jobs, seed=seed, init=init, top=top)
     try:
         summary = run(cfg, out, resume=bool(resume), quiet=quiet)

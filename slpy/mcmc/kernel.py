@@ -21,8 +21,9 @@ from typing import Callable
 @dataclass(frozen=True)
 class Info:
     accepted: bool
-    replayed: bool          # False when the kept choices could not be replayed
-    cut: tuple
+    replayed: bool          # False when no proposal could be made (a kept or reused
+                            # choice could not be replayed; a node with one candidate)
+    move: str               # the move's name (one of a mixture's)
     log_alpha: float
 
 
@@ -84,18 +85,46 @@ def accept(rng, log_alpha: float) -> bool:
     return log_alpha >= 0 or (u > 0 and math.log(u) < log_alpha)
 
 
-def build_kernel(model, proposal: Proposal, heat: float = 1.0):
-    """A kernel targeting prior x likelihood^heat."""
-    def kernel(rng, state, it):
-        cut = proposal.cut(rng, state, it)
-        new, logfactor = model.regrow(state, cut, rng)
+def build_kernel(model, proposal, heat: float = 1.0):
+    """A kernel targeting prior x likelihood^heat. `proposal`: a Proposal (uc, q0,
+    cycle:N), a proposal spec such as ``uc:0.5,change:0.5`` (slpy.mcmc.moves), or a
+    list of (Move, weight)."""
+    from .moves import make_moves, regrow_move
+    if isinstance(proposal, Proposal):
+        moves = [(regrow_move(model, proposal), 1.0)]
+    elif isinstance(proposal, str):
+        moves = make_moves(model, proposal)
+    else:
+        moves = list(proposal)
+    if len(moves) == 1:
+        only = moves[0][0]
+
+        def pick(rng):
+            return only
+    else:
+        cum, acc = [], 0.0
+        for _, w in moves:
+            acc += w
+            cum.append(acc)
+        movelist = [mv for mv, _ in moves]
+        last = len(movelist) - 1
+
+        def pick(rng):
+            u = rng.random() * acc
+            for i, c in enumerate(cum):
+                if u < c:
+                    return movelist[i]
+            return movelist[last]
+
+    def kernel(rng, state, it, heat=heat):
+        mv = pick(rng)
+        new, log_r = mv.propose(rng, state, it, heat)
         if new is None:
-            return state, Info(False, False, cut, -math.inf)
-        log_alpha = heat * (new.log_lik - state.log_lik) + proposal.log_ratio(state, new) \
-            + logfactor
+            return state, Info(False, False, mv.name, -math.inf)
+        log_alpha = heat * (new.log_lik - state.log_lik) + log_r
         if accept(rng, log_alpha):
-            return new, Info(True, True, cut, log_alpha)
-        return state, Info(False, True, cut, log_alpha)
+            return new, Info(True, True, mv.name, log_alpha)
+        return state, Info(False, True, mv.name, log_alpha)
     return kernel
 
 

@@ -99,6 +99,20 @@ class PosteriorModel:
             return None, 0.0
         return self._state(tree, deref(ans)), logfactor
 
+    def local(self, state: State, forced: dict, rng, strict: tuple | None = None):
+        """A local move's new state (slpy.logic.replay, run_local): (state, log reuse
+        factor, log probability of the forced choices), or None when the move cannot be
+        made."""
+        goal, ans = self._fresh_goal()
+        try:
+            tree, log_reuse, log_forced = self.engine.run_local(goal, state.tree, forced,
+                                                                rng, strict)
+        except ReplayReject as e:
+            if strict is not None and e.args == ("unforced",):
+                raise
+            return None
+        return self._state(tree, deref(ans)), log_reuse, log_forced
+
 
 def _open_leaves(term):
     """The model term with each leaf's row set left open (the prior computes it)."""

@@ -10,11 +10,18 @@ import numpy as np
 
 from ..runs import RunDir, accuracy_figures
 from .chain import run_chain, written_rows
+from .moves import DEFAULT_PROPOSAL
 
 DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
-                burn_in=0, thin=1, proposal="uc", temper=1, delta_t=0.2, chains=1, jobs=1,
+                burn_in=0, thin=1, proposal=DEFAULT_PROPOSAL, temper=1, delta_t=0.2,
+                min_heat=None, ladder=None, adapt_ladder=None, swap="neighbours",
+                chains=1, jobs=1,
                 seed=0, init="prior", test=None, holdout=None, split_seed=0, class_col=None,
                 bucket=None, bucket_method="uniform", alpha=1.0, top=5)
+
+
+# tempering as the mixing benchmark (benchmarks/mixing.py) recommends it
+RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours", adapt_ladder=True)
 
 
 class RunError(Exception):
@@ -86,44 +93,51 @@ def _init_term(cfg, model, train):
     return term
 
 
-def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool = True):
-    """Run one chain in this process and summarise it (what crosses processes must not
-    hold Prolog terms, whose row-set ids are this process's own)."""
+def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool = True,
+              workers: int = 1):
+    """Run one chain in this process (its tempered replicas in `workers` processes) and
+    summarise it (what crosses processes must not hold Prolog terms, whose row-set ids
+    are this process's own)."""
     train, test = load_data(cfg)
-    return chain_on_data(cfg, train, test, index, out, resume_rows, quiet)
+    return chain_on_data(cfg, train, test, index, out, resume_rows, quiet, workers=workers)
 
 
 def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int = 0,
-                  quiet: bool = True, all_trees: bool = False, model=None):
+                  quiet: bool = True, all_trees: bool = False, model=None, workers: int = 1):
     """chain_job on in-memory Datasets (`test` may be None). With `all_trees` the
     result also maps every visited model to its Tree ("all_trees"), as the
     scikit-learn estimators need for the posterior predictive. `model`: a fresh
     build_model(cfg, train) to use instead of building one (it must not have run)."""
     from ..trees.model import Tree
+    from ..report.predict import tree_from_canonical
     if model is None:
         model = build_model(cfg, train)
     cfg = dict(cfg)
     cfg["init_term"] = _init_term(cfg, model, train)
     progress = None if quiet else _progress_printer(cfg, index)
-    res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows, progress)
+    res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows, progress,
+                    workers=workers, train=train)
     if progress is not None:
         progress.close()
+    alpha = cfg.get("alpha", 1.0)
+
+    def tree(key, term):
+        # a model sampled in another process comes back as its canonical form only
+        if term is None:
+            return tree_from_canonical(key, model.rowsets, train, alpha)
+        return Tree.from_term(term, model.rowsets, train, alpha)
+
     top = sorted(res.visits.items(), key=lambda kv: (-kv[1].count, kv[1].id))[:cfg["top"]]
-    trees = {key: Tree.from_term(v.term, model.rowsets, train, cfg.get("alpha", 1.0))
-             for key, v in top}
-    best_tree = Tree.from_term(res.best[2], model.rowsets, train, cfg.get("alpha", 1.0)) \
-        if res.best[2] is not None else None
+    trees = {key: tree(key, v.term) for key, v in top}
+    best_tree = tree(res.best[1], res.best[2]) if res.best[1] is not None else None
     every = None
     if all_trees:
-        every = {key: trees.get(key) or Tree.from_term(v.term, model.rowsets, train,
-                                                       cfg.get("alpha", 1.0))
-                 for key, v in res.visits.items()}
+        every = {key: trees.get(key) or tree(key, v.term) for key, v in res.visits.items()}
     pred = None
     if test is not None and res.kept and train.task == "classification":
         total = np.zeros((test.n_rows, train.n_classes))
         for key, v in res.visits.items():
-            t = (every or trees).get(key) or Tree.from_term(v.term, model.rowsets, train,
-                                                            cfg.get("alpha", 1.0))
+            t = (every or trees).get(key) or tree(key, v.term)
             total += v.count * t.predict_proba(test.X)
         pred = total / res.kept
     for v in res.visits.values():
@@ -146,6 +160,7 @@ class Progress:
     def __init__(self, total, label):
         self.total = total
         self.label = label
+        self.accepted = 0
         self.tty = sys.stderr.isatty()
         self.bar = None
         self.t0 = time.perf_counter()
@@ -155,19 +170,22 @@ class Progress:
             self.bar = tqdm(total=total, desc=label, unit="it", mininterval=0.5,
                             file=sys.stderr)
 
-    def __call__(self, done, state, res):
+    def __call__(self, sw):
+        """An observer of slpy.mcmc.chain.sample_chain."""
+        done, state = sw.it + 1, sw.state
+        self.accepted += sw.info.accepted
         now = time.perf_counter()
         if self.bar is not None:
             if now - self.last > 0.5 or done == self.total:
                 self.bar.update(done - self.bar.n)
                 self.bar.set_postfix(loglik=f"{state.log_lik:.2f}",
-                                     acc=f"{res.accepted / done:.2f}", refresh=False)
+                                     acc=f"{self.accepted / done:.2f}", refresh=False)
                 self.last = now
         elif now - self.last > 10 or done == self.total:
             rate = done / max(now - self.t0, 1e-9)
             sys.stderr.write(f"{self.label}: {done}/{self.total} it, {rate:.0f} it/s, "
                              f"log-lik {state.log_lik:.2f}, acceptance "
-                             f"{res.accepted / done:.3f}\n")
+                             f"{self.accepted / done:.3f}\n")
             self.last = now
 
     def close(self):
@@ -184,6 +202,10 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False) -> dict:
         saved = rd.read_json("config.json")
         cfg = {k: v for k, v in saved.items() if k not in ("slpy_version", "data_hash",
                                                            "python", "command")}
+        if int(cfg.get("temper", 1)) > 1 and "swap" not in cfg:
+            raise RunError(f"{out}: this tempered run was written by an slpy whose tempered "
+                           f"chains shared one random generator; it cannot be resumed by "
+                           f"this version (start it again)")
     else:
         cfg = {**DEFAULTS, **cfg}
     _check(cfg)
@@ -194,14 +216,17 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False) -> dict:
     resume_rows = [written_rows(rd.file(f"chain_{i}") / "trace.csv") if resume else 0
                    for i in range(cfg["chains"])]
     t0 = time.perf_counter()
-    jobs = cfg["jobs"]
-    if jobs == 1 or cfg["chains"] == 1:
-        outs = [chain_job(cfg, i, str(out), resume_rows[i], quiet or cfg["chains"] > 1)
-                for i in range(cfg["chains"])]
+    jobs, chains = cfg["jobs"], cfg["chains"]
+    # spare processes go to the tempered replicas of each chain
+    workers = max(1, jobs // chains) if int(cfg["temper"]) > 1 else 1
+    if jobs == 1 or chains == 1:
+        outs = [chain_job(cfg, i, str(out), resume_rows[i], quiet or chains > 1, workers)
+                for i in range(chains)]
     else:
         from joblib import Parallel, delayed
-        outs = Parallel(n_jobs=jobs)(delayed(chain_job)(cfg, i, str(out), resume_rows[i])
-                                    for i in range(cfg["chains"]))
+        outs = Parallel(n_jobs=min(jobs, chains))(
+            delayed(chain_job)(cfg, i, str(out), resume_rows[i], True, workers)
+            for i in range(chains))
     seconds = time.perf_counter() - t0
     summary, text = summarise(cfg, outs, seconds, rd.path)
     _write_outputs(rd, cfg, outs, summary, text)
@@ -216,11 +241,17 @@ def _check(cfg):
         raise RunError("--burn-in must be at least 0 and below --iterations")
     if cfg.get("holdout") is not None and not 0 < float(cfg["holdout"]) < 1:
         raise RunError("--holdout must be a fraction between 0 and 1")
-    from .kernel import make_proposal
+    from .moves import check_proposal
+    from .tempering import ladder
+    from .chain import tempering_settings
     try:
-        make_proposal(cfg["proposal"])
+        check_proposal(cfg["proposal"])
+        t = tempering_settings(cfg)
+        ladder(t["k"], t["ladder"], t["delta_t"], t["min_heat"])
     except ValueError as e:
         raise RunError(str(e))
+    if cfg.get("swap") not in (None, "neighbours", "random"):
+        raise RunError("--swap must be neighbours or random")
 
 
 def summarise(cfg, outs, seconds, run_dir=None):
@@ -251,6 +282,9 @@ def summarise(cfg, outs, seconds, run_dir=None):
         "acceptance_rate": accepted / iters if iters else 0.0,
         "replay_failures": sum(o["result"].replay_failures for o in outs),
         "swap_rates": {k: (a / n if n else None) for k, (n, a) in sorted(swaps.items())},
+        "heats": [o["result"].heats for o in outs],
+        "round_trips": [o["result"].round_trips for o in outs],
+        "moves": _move_rates(outs),
         "best_log_lik": best["result"].best[0], "best_model": best["result"].best[1],
         "unique_models": len(merged),
         "top_models": [{"model": k, "prob": m["count"] / kept, "log_lik": m["log_lik"],
@@ -279,7 +313,14 @@ def summarise(cfg, outs, seconds, run_dir=None):
              f"acceptance rate {summary['acceptance_rate']:.3f}"]
     if conv is not None:
         lines.extend(_convergence_lines(conv))
+    if len(summary["moves"]) > 1:
+        lines.append("acceptance by move " + ", ".join(
+            f"{k}: {v:.3f}" for k, v in summary["moves"].items()))
     if summary["swap_rates"]:
+        lines.append("heats " + "; ".join(", ".join(f"{h:.3g}" for h in hs)
+                                         for hs in summary["heats"])
+                     + f" (round trips hottest -> cold: "
+                       f"{', '.join(str(n) for n in summary['round_trips'])})")
         lines.append("swap rates " + ", ".join(
             f"{k}: {v:.3f}" for k, v in summary["swap_rates"].items() if v is not None))
     lines.append(f"best log-likelihood {summary['best_log_lik']:.3f} "
@@ -307,6 +348,17 @@ def summarise(cfg, outs, seconds, run_dir=None):
 
 
 _TRACES = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
+
+
+def _move_rates(outs) -> dict:
+    """Acceptance rate of each move of the proposal, over the chains (cold level)."""
+    tot: dict = {}
+    for o in outs:
+        for k, (n, a) in o["result"].moves.items():
+            t = tot.setdefault(k, [0, 0])
+            t[0] += n
+            t[1] += a
+    return {k: (a / n if n else 0.0) for k, (n, a) in sorted(tot.items())}
 
 
 def _convergence(run_dir, outs):

@@ -70,7 +70,8 @@ class Run:
 
 def read_trace(path) -> dict:
     """A chain's trace.csv as arrays (iter, model, log_lik, leaves, depth, d, accepted)
-    plus "swap": the list of the swap column's entries ("i-j:0|1" or "")."""
+    plus "swap": the list of the swap column's entries ("i-j:0|1" pairs joined by ";",
+    or "")."""
     path = Path(path)
     try:
         with open(path, newline="") as f:
@@ -97,13 +98,14 @@ def read_trace(path) -> dict:
 
 def _swap_counts(entries) -> dict:
     out: dict = {}
-    for e in entries:
-        if not e:
-            continue
-        pair, _, acc = e.partition(":")
-        s = out.setdefault(pair, [0, 0])
-        s[0] += 1
-        s[1] += acc == "1"
+    for entry in entries:
+        for e in entry.split(";"):     # several pairs a sweep with neighbour swaps
+            if not e:
+                continue
+            pair, _, acc = e.partition(":")
+            s = out.setdefault(pair, [0, 0])
+            s[0] += 1
+            s[1] += acc == "1"
     return dict(sorted(out.items()))
 
 

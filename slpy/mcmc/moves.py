@@ -1,0 +1,227 @@
+"""Moves on proof trees, for any SLP, and mixtures of them.
+
+A move proposes a new state and returns the log of the prior-and-proposal part of the
+Metropolis-Hastings ratio,
+
+    log [ p0(T') q(T' -> T) ] - log [ p0(T) q(T -> T') ],
+
+p0 the prior (the product of the proof's choice probabilities); the kernel adds
+heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
+
+    uc, q0, cycle:N   prune the proof at a choice point and regrow it from the prior
+                      (slpy.mcmc.kernel; Angelopoulos & Cussens 2005)
+    change            single-site: redraw ONE choice point among its other candidates
+                      and replay the proof, reusing every other choice whose address
+                      and predicate still apply (Wingate, Stuhlmueller & Goodman 2011).
+                      For trees: grow and prune (a node's leaf/split choice) and CGM's
+                      change (a split's value, keeping the subtrees where the rows allow)
+    swap              exchange the values of two draws of the same stochastic builtin
+                      where one's proof parent is the other's grandparent (for trees:
+                      the split rules of a node and of one of its children, CGM's swap)
+    exact[:H]         an exact block (Gibbs) move for priors in the PCFG back end's
+                      tree fragment: redraw the subtree below a node from its exact
+                      conditional posterior, among subtrees of depth <= H (default 2)
+                      (slpy.mcmc.exact_move)
+
+A mixture ``uc:0.5,change:0.4,exact:0.1`` picks one move per iteration with those
+weights (normalised); a mixture of valid kernels is valid.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from ..logic.builtins import UniformChoice
+from ..logic.db import SBUILTIN
+
+__all__ = ["Move", "parse_mixture", "make_moves", "change_move", "swap_move",
+           "regrow_move", "DEFAULT_PROPOSAL"]
+
+# what `slpy run` and the estimators use unless told otherwise
+DEFAULT_PROPOSAL = "uc"
+
+
+@dataclass(frozen=True)
+class Move:
+    name: str
+    propose: Callable    # (rng, state, it, heat) -> (new state or None, log ratio)
+
+
+def regrow_move(model, proposal) -> Move:
+    """Prune-and-regrow at the proposal's cut (uc, q0, cycle:N)."""
+    cut_at, ratio = proposal.cut, proposal.log_ratio
+
+    def propose(rng, state, it, heat):
+        new, logfactor = model.regrow(state, cut_at(rng, state, it), rng)
+        if new is None:
+            return None, -math.inf
+        return new, ratio(state, new) + logfactor
+    return Move(proposal.name, propose)
+
+
+# -- change (single-site) -------------------------------------------------------------------
+def _other_choice(rng, node):
+    """A candidate of `node` other than its chosen one, drawn in proportion to the
+    candidates' probabilities: (key, log (1 - p_old) - log (1 - p_new)), or None when
+    the node has no other candidate."""
+    c = node._cands
+    if type(c) is UniformChoice:
+        n = c.n
+        if n < 2:
+            return None
+        i = c.index_of(node.key)
+        j = min(int(rng.random() * (n - 1)), n - 2)
+        if j >= i:
+            j += 1
+        return c.key(j), 0.0        # equal probabilities: the ratio is 1
+    if len(c) < 2:
+        return None
+    builtin = node.pred.kind == SBUILTIN
+    keys = [x[2] for x in c] if builtin else [x[1] for x in c]
+    cur = next(i for i, k in enumerate(keys) if (k == node.key if builtin else
+                                                 k is node.key))
+    total = node._total
+    rest = total - c[cur][0]
+    u = rng.random() * rest
+    acc = 0.0
+    j = None
+    for i, x in enumerate(c):
+        if i == cur:
+            continue
+        j = i
+        acc += x[0]
+        if u < acc:
+            break
+    return keys[j], math.log(rest) - math.log(total - c[j][0])
+
+
+def change_move(model) -> Move:
+    """Pick a choice point k uniformly among the d_T of the proof, redraw its choice
+    among the other candidates (q(c'|c) = p(c') / (1 - p(c))), replay. The ratio is
+    d_T / d_T' * (1 - p(c)) / (1 - p(c')) * prod over reused choices p_new / p_old;
+    fresh and dropped choices cancel against the prior."""
+    def propose(rng, state, it, heat):
+        if state.d == 0:
+            return None, -math.inf
+        k = min(int(rng.random() * state.d), state.d - 1)
+        node = state.tree.nth(k)
+        other = _other_choice(rng, node)
+        if other is None:
+            return None, -math.inf
+        key, log_q = other
+        out = model.local(state, {node.path: key}, rng)
+        if out is None:
+            return None, -math.inf
+        new, log_reuse, _ = out
+        return new, log_reuse + log_q + math.log(state.d) - math.log(new.d)
+    return Move("change", propose)
+
+
+# -- swap -----------------------------------------------------------------------------------
+def swap_pairs(tree) -> list:
+    """Pairs (a, b) of builtin choice points of the same predicate with different
+    values, b a child of a sibling of a (for trees: a node's split rule and one of its
+    children's), in pre-order."""
+    out = []
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        kids = n.children
+        for a in kids:
+            if a.pred is None or a.pred.kind != SBUILTIN:
+                continue
+            for m in kids:
+                for b in m.children:
+                    if b.pred is a.pred and b.key != a.key:
+                        out.append((a, b))
+        stack.extend(reversed(kids))
+    return out
+
+
+def swap_move(model) -> Move:
+    """Exchange the values of a pair from swap_pairs, chosen uniformly, and replay
+    (reusing every other choice by address). The ratio is
+    |pairs(T)| / |pairs(T')| * prod over the two swapped and the reused choices of
+    p_new / p_old."""
+    def propose(rng, state, it, heat):
+        pairs = swap_pairs(state.tree)
+        if not pairs:
+            return None, -math.inf
+        a, b = pairs[min(int(rng.random() * len(pairs)), len(pairs) - 1)]
+        out = model.local(state, {a.path: b.key, b.path: a.key}, rng)
+        if out is None:
+            return None, -math.inf
+        new, log_reuse, log_forced = out
+        n_new = len(swap_pairs(new.tree))
+        return new, (log_reuse + log_forced - math.log(a.prob) - math.log(b.prob)
+                     + math.log(len(pairs)) - math.log(n_new))
+    return Move("swap", propose)
+
+
+# -- mixtures -------------------------------------------------------------------------------
+def parse_mixture(spec: str) -> list[tuple[str, float]]:
+    """``uc:0.5,change:0.4,exact:0.1`` -> [(move, weight)], weights normalised. A move
+    name may carry its own argument (``cycle:3``, ``exact:2``); a weight is the last
+    ``:number`` of an item in a mixture of several."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError("empty proposal: use uc, q0, cycle:N, change, swap, exact[:H], "
+                         "or a mixture such as uc:0.5,change:0.5")
+    items = [s.strip() for s in spec.split(",")]
+    if len(items) == 1:
+        return [(items[0], 1.0)]
+    out = []
+    for it in items:
+        name, sep, w = it.rpartition(":")
+        try:
+            weight = float(w) if sep else None
+        except ValueError:
+            weight = None
+        if weight is None:
+            raise ValueError(f"bad proposal {spec!r}: each move of a mixture needs a "
+                             f"weight, as in uc:0.5,change:0.5 ({it!r} has none)")
+        if not (weight >= 0 and math.isfinite(weight)):
+            raise ValueError(f"bad proposal {spec!r}: the weight of {name} must be a "
+                             f"finite number >= 0")
+        out.append((name, weight))
+    total = sum(w for _, w in out)
+    if total <= 0:
+        raise ValueError(f"bad proposal {spec!r}: the weights sum to 0")
+    return [(n, w / total) for n, w in out if w > 0]
+
+
+def check_move_name(name: str) -> None:
+    """Raise ValueError for a move name that is not known (without building it)."""
+    from .kernel import make_proposal
+    if name in ("change", "swap"):
+        return
+    if name == "exact" or name.startswith("exact:"):
+        from .exact_move import parse_depth
+        parse_depth(name)
+        return
+    make_proposal(name)
+
+
+def make_moves(model, spec: str) -> list[tuple[Move, float]]:
+    """The moves of a proposal spec for `model`, with their weights."""
+    from .kernel import make_proposal
+    out = []
+    for name, w in parse_mixture(spec):
+        check_move_name(name)
+        if name == "change":
+            mv = change_move(model)
+        elif name == "swap":
+            mv = swap_move(model)
+        elif name == "exact" or name.startswith("exact:"):
+            from .exact_move import exact_move
+            mv = exact_move(model, name)
+        else:
+            mv = regrow_move(model, make_proposal(name))
+        out.append((mv, w))
+    return out
+
+
+def check_proposal(spec: str) -> None:
+    """Raise ValueError with a one-line reason for a bad proposal spec."""
+    for name, _ in parse_mixture(spec):
+        check_move_name(name)

@@ -1,0 +1,210 @@
+"""Private numba kernels of the exact block move (slpy.pcfg.block). Flat arrays only.
+
+A node is its rows sorted by each feature: ``srt`` int32 [p, n], row ``srt[f]``
+ascending in feature f (ties in any order). ``XT`` is the transposed design matrix
+(float64 [p, N]), ``y`` the class of each row (int64), ``alpha`` the Dirichlet
+parameters. Splits are the GROWTREE prior's: ``x_f <= t``, t an observed value,
+at least ``m`` rows a side (``m >= 1``). At depth d a node with a split splits with
+probability ``pa * (1 + d)^-pb``, on each split with equal probability.
+
+``h`` bounds the depth of the subtree below a node (0: a leaf). Log inside score of
+a node, at heat ``b``:
+
+    I_0(N, d)  = log w_leaf(N, d) + b * l(N)
+    I_h(N, d)  = logaddexp(log w_leaf(N, d) + b * l(N),
+                           log p_d - log |S(N)| + logsumexp_s I_{h-1}(N_s) + I_{h-1}(N_s'))
+
+with w_leaf = 1 - p_d when N has a split, else 1 (then only the leaf term).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numba_config import kernel
+
+
+@kernel
+def _leaf_score(srt, y, alpha, asum, aconst):
+    """Dirichlet-multinomial log marginal likelihood of the rows (eq. 1 of paper 002)."""
+    C = alpha.shape[0]
+    counts = np.zeros(C, dtype=np.int64)
+    n = srt.shape[1]
+    for i in range(n):
+        counts[y[srt[0, i]]] += 1
+    s = aconst
+    for c in range(C):
+        s += math.lgamma(counts[c] + alpha[c])
+    return s - math.lgamma(n + asum)
+
+
+@kernel
+def _has_split(srt, XT, m):
+    """Does some feature have >= m rows on each side of a threshold? In sorted order:
+    the m-th smallest value is below the m-th largest."""
+    n = srt.shape[1]
+    if n < 2 * m:
+        return False
+    for f in range(srt.shape[0]):
+        if XT[f, srt[f, m - 1]] < XT[f, srt[f, n - m]]:
+            return True
+    return False
+
+
+@kernel
+def _splits(srt, XT, m):
+    """The valid splits (feature, threshold), in (feature, threshold) order."""
+    p, n = srt.shape
+    fs = np.empty(p * max(n - 1, 0), dtype=np.int64)
+    vs = np.empty(p * max(n - 1, 0), dtype=np.float64)
+    k = 0
+    for f in range(p):
+        col = XT[f]
+        row = srt[f]
+        for i in range(m - 1, n - m):
+            v = col[row[i]]
+            if v < col[row[i + 1]]:
+                fs[k] = f
+                vs[k] = v
+                k += 1
+    return fs[:k], vs[:k]
+
+
+@kernel
+def _partition(srt, XT, f, t):
+    """The two children's sorted rows (x_f <= t, x_f > t), order kept per feature."""
+    p, n = srt.shape
+    col = XT[f]
+    nl = 0
+    for i in range(n):
+        if col[srt[0, i]] <= t:
+            nl += 1
+    left = np.empty((p, nl), dtype=np.int32)
+    right = np.empty((p, n - nl), dtype=np.int32)
+    for g in range(p):
+        a = 0
+        b = 0
+        for i in range(n):
+            r = srt[g, i]
+            if col[r] <= t:
+                left[g, a] = r
+                a += 1
+            else:
+                right[g, b] = r
+                b += 1
+    return left, right
+
+
+@kernel
+def _logaddexp(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    hi = max(a, b)
+    return hi + math.log(math.exp(a - hi) + math.exp(b - hi))
+
+
+@kernel
+def _split_prob(pa, pb, d):
+    return pa * (1.0 + d) ** (-pb)
+
+
+@kernel
+def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb):
+    """I_h(N, d) of the module docstring."""
+    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
+    pd = _split_prob(pa, pb, d)
+    if h == 0:
+        if pd > 0 and _has_split(srt, XT, m):
+            return math.log1p(-pd) + leaf if pd < 1 else -np.inf
+        return leaf
+    fs, vs = _splits(srt, XT, m)
+    S = fs.shape[0]
+    if S == 0 or pd <= 0:
+        return leaf
+    acc = -np.inf
+    for s in range(S):
+        left, right = _partition(srt, XT, fs[s], vs[s])
+        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb)
+        if t > -np.inf:
+            t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
+                             pa, pb)
+        acc = _logaddexp(acc, t)
+    split = math.log(pd) - math.log(S) + acc
+    stop = math.log1p(-pd) + leaf if pd < 1 else -np.inf
+    return _logaddexp(stop, split)
+
+
+@kernel
+def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb, rng, out_f, out_v,
+            pos, logp):
+    """Draw a subtree of depth <= h from the conditional, written in pre-order from
+    out_f[pos] (feature, -1 for a leaf) and out_v[pos] (threshold). Adds the
+    subtree's log prior to logp[0]. Returns the next free position."""
+    pd = _split_prob(pa, pb, d)
+    if h == 0 or pd <= 0:
+        out_f[pos] = -1
+        out_v[pos] = 0.0
+        if pd > 0 and _has_split(srt, XT, m):
+            logp[0] += math.log1p(-pd) if pd < 1 else -np.inf
+        return pos + 1
+    fs, vs = _splits(srt, XT, m)
+    S = fs.shape[0]
+    if S == 0:
+        out_f[pos] = -1
+        out_v[pos] = 0.0
+        return pos + 1
+    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
+    terms = np.empty(S + 1, dtype=np.float64)
+    terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
+    base = math.log(pd) - math.log(S)
+    for s in range(S):
+        left, right = _partition(srt, XT, fs[s], vs[s])
+        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb)
+        if t > -np.inf:
+            t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
+                             pa, pb)
+        terms[s] = base + t
+    hi = terms.max()
+    w = np.exp(terms - hi)
+    u = rng.random() * w.sum()
+    k = S
+    acc = 0.0
+    for s in range(S + 1):
+        acc += w[s]
+        if u < acc and w[s] > 0:
+            k = s
+            break
+    if k == S:
+        out_f[pos] = -1
+        out_v[pos] = 0.0
+        logp[0] += math.log1p(-pd)
+        return pos + 1
+    out_f[pos] = fs[k]
+    out_v[pos] = vs[k]
+    logp[0] += math.log(pd) - math.log(S)
+    left, right = _partition(srt, XT, fs[k], vs[k])
+    pos = _sample(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb, rng,
+                  out_f, out_v, pos + 1, logp)
+    return _sample(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb, rng,
+                   out_f, out_v, pos, logp)
+
+
+@kernel
+def _sorted_rows(rows, rankT):
+    """srt of a row set (rows ascending): per feature, rows by rank (counting sort
+    over the feature's ranks present)."""
+    p = rankT.shape[0]
+    n = rows.shape[0]
+    out = np.empty((p, n), dtype=np.int32)
+    for f in range(p):
+        rk = rankT[f]
+        keys = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            keys[i] = rk[rows[i]]
+        order = np.argsort(keys, kind="mergesort")
+        for i in range(n):
+            out[f, i] = rows[order[i]]
+    return out
