@@ -17,13 +17,15 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import PicklableError
+
 __all__ = ["Dataset", "DataError", "load_csv", "from_arrays", "dataset_hash",
            "train_test_split"]
 
 TASKS = ("classification", "regression")
 
 
-class DataError(ValueError):
+class DataError(PicklableError, ValueError):
     """A dataset could not be read or built. ``str()`` is one line naming the source."""
 
     def __init__(self, source, message: str):

@@ -15,6 +15,7 @@ from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from . import builtins as _builtins
 from ..lang.ops import OpTable
 from ..lang.clauses import split_clause
+from ..errors import PicklableError
 
 LIBRARY = Path(__file__).with_name("library.pl")
 CONSULT_EXTS = (".slp", ".pl")
@@ -29,7 +30,7 @@ class LoadError(PrologError):
         self.message = message
 
 
-class LoadErrors(Exception):
+class LoadErrors(PicklableError):
     """All the problems found while loading; str() lists one per line."""
 
     def __init__(self, errors):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from ..errors import PicklableError
 
 __all__ = [
     "Var", "Atom", "Struct", "atom", "deref", "unify", "PrologError", "NIL", "TRUE",
@@ -553,7 +554,7 @@ def indicator(name: str, arity: int):
 
 # -- errors ------------------------------------------------------------------------
 
-class PrologError(Exception):
+class PrologError(PicklableError):
     """A Prolog exception; ``term`` is the ball (for ISO errors ``error(Formal, Context)``)."""
 
     def __init__(self, term, message: str | None = None):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import PicklableError
 from ..runs import RunDir, accuracy_figures
 from .chain import run_chain, written_rows
 
@@ -17,7 +18,7 @@ DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
                 bucket=None, bucket_method="uniform", alpha=1.0, top=5)
 
 
-class RunError(Exception):
+class RunError(PicklableError):
     """A bad setting or input: the message is one line for the user."""
 
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import PicklableError
 from ..logic.terms import Atom, Struct, Var, deref
 
 
-class ModelTermError(ValueError):
+class ModelTermError(PicklableError, ValueError):
     pass
 
 
