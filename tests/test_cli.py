@@ -14,9 +14,10 @@ from click.testing import CliRunner
 from slpy import __version__
 from slpy.cli import main
 
+from .conftest import PEPL, needs_pepl
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data_files"
-PEPL = ROOT.parent / "shared" / "prolog-suites" / "pepl_slp" / "slp"
 
 
 def cli(*args, input=None):
@@ -52,10 +53,10 @@ def test_bad_usage_is_one_line_and_non_zero():
     assert _one_line_error(cli("no-such-command"), 2).startswith("Error: ")
     assert "PRIOR" in _one_line_error(cli("sample"), 2)
     assert _one_line_error(cli("sample", DATA / "missing.slp"), 2).startswith("Error: ")
-    assert "-n" in _one_line_error(cli("sample", PEPL / "coin.slp", "-n", "many"), 2)
-    assert "-p" in _one_line_error(cli("sample", PEPL / "coin.slp", "-p", "oops"), 2)
-    assert "--seed" in _one_line_error(cli("sample", PEPL / "coin.slp", "--seed", "-1"), 2)
-    assert "--format" in _one_line_error(cli("sample", PEPL / "coin.slp", "--format", "xml"), 2)
+    assert "-n" in _one_line_error(cli("sample", DATA / "tour.slp", "-n", "many"), 2)
+    assert "-p" in _one_line_error(cli("sample", DATA / "tour.slp", "-p", "oops"), 2)
+    assert "--seed" in _one_line_error(cli("sample", DATA / "tour.slp", "--seed", "-1"), 2)
+    assert "--format" in _one_line_error(cli("sample", DATA / "tour.slp", "--format", "xml"), 2)
     assert _one_line_error(cli("check"), 2).startswith("Error: ")
 
 
@@ -86,6 +87,7 @@ def test_repl_options():
 
 # -- sample --------------------------------------------------------------------------------
 
+@needs_pepl
 def test_sample_same_seed_same_bytes():
     args = ("sample", PEPL / "member3.slp", "-q", "member3(X, [a,b,c,d])", "-n", "25",
             "--seed", "123")
@@ -104,6 +106,7 @@ def test_sample_same_seed_same_bytes():
     assert runs[0].stdout.count(b"\n") == 25
 
 
+@needs_pepl
 def test_sample_json_has_bindings_log_prob_and_proof_tree():
     r = cli("sample", PEPL / "member3.slp", "-q", "member3(X, [a,b,c])", "-n", "20",
             "--seed", "5", "--format", "json")
@@ -170,6 +173,7 @@ def test_sample_with_data():
     assert _one_line_error(cli("sample", prior, "--seed", "1"), 1).startswith("Error: ")
 
 
+@needs_pepl
 def test_sample_pure_failures_and_text_form():
     r = cli("sample", PEPL / "doubles.slp", "-n", "200", "--seed", "8", "--pure")
     lines = r.stdout.splitlines()

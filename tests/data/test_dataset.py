@@ -9,7 +9,7 @@ from slpy.data import (DataError, Dataset, dataset_hash, from_arrays, load_csv,
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data"
-BCW_FULL = ROOT.parent / "shared" / "data" / "bcw_full.csv"
+BCW_FULL = ROOT / "examples" / "data" / "bcw_full.csv"
 
 # (file, rows, predictors, {class: count}) as in examples/data/README.md
 BUNDLED = [
@@ -43,7 +43,6 @@ def test_values_match_the_file():
     assert ds.classes[ds.y[0]] == "setosa" and ds.classes[ds.y[-1]] == "virginica"
 
 
-@pytest.mark.skipif(not BCW_FULL.exists(), reason="shared data not present")
 def test_bcw_full_drops_sixteen_rows():
     full = load_csv(BCW_FULL, exclude=["id"])
     assert (full.n_rows, full.n_dropped) == (683, 16)

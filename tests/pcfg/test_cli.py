@@ -10,10 +10,10 @@ from slpy.data.dataset import load_csv
 from slpy.pcfg.cli import exact
 from slpy.runs import MODEL_COLUMNS
 
-from ..conftest import SHARED
+from ..conftest import EXAMPLES
 from .conftest import PRIORS
 
-KYPH = SHARED / "data" / "kyphosis.csv"
+KYPH = EXAMPLES / "kyphosis.csv"
 
 
 def write_csv(path, header, rows):
@@ -91,7 +91,7 @@ def test_same_figures_as_the_python_api(kyph_split, tmp_path):
 
 
 def test_phi_with_buckets(tmp_path):
-    iris = SHARED / "data" / "iris.csv"
+    iris = EXAMPLES / "iris.csv"
     code, text = run([PRIORS / "phi.slp", "--data", iris, "--bucket", 10, "--top", 2])
     assert code == 0, text
     assert "prior: phi" in text and "7 nodes" in text
