@@ -476,8 +476,8 @@ def check_program(paths, timeout=None) -> _Problems:
     # singleton variables
     for path in loaded:
         try:
-            text = Path(path).read_text()
-        except OSError:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):   # reported by the loader
             continue
         for r in Reader(p.ops, p.flags).iter_terms(text, path):
             if isinstance(r, SlpSyntaxError) or not r.singletons:

@@ -52,6 +52,11 @@ class Var:
         return str(t)
 
 
+# Atoms are interned for good: refuse longer ones (a resource error) rather than let a
+# program that grows an atom fill the memory.
+MAX_ATOM_LENGTH = 1 << 24
+
+
 class Atom:
     __slots__ = ("name", "__weakref__")
     _table: dict[str, "Atom"] = {}
@@ -59,6 +64,9 @@ class Atom:
     def __new__(cls, name: str):
         a = cls._table.get(name)
         if a is None:
+            if len(name) > MAX_ATOM_LENGTH:
+                raise PrologError(resource_error("memory").term, f"Resource error: an "
+                                  f"atom of more than {MAX_ATOM_LENGTH} characters")
             a = object.__new__(cls)
             a.name = sys.intern(name)
             cls._table[name] = a
