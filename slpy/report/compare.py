@@ -144,7 +144,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     "sets": [(label, probs [n, C])], "note", "true"}, or {} when there is nothing to
     compare.
     """
-    from .predict import load_run_data, mcmc_predictive, exact_posterior, read_rows
+    from .predict import load_run_data, mcmc_predictive, exact_posterior, read_rows, _target
     cache: dict = {}
 
     def data_of(r):
@@ -161,8 +161,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     sets = []
     if test_csv is not None:
         ref = next((r for r in runs if r.kind == "mcmc"), runs[0])
-        X, true, _ = read_rows(test_csv, data_of(ref)[0].train,
-                               ref.config.get("class_col") or ref.config.get("target"))
+        X, true, _ = read_rows(test_csv, data_of(ref)[0].train, _target(ref.config))
         sets = [(r.label, predictive(r, X)) for r in runs]
         note = f"the rows of {test_csv}"
         classes = data_of(ref)[0].train.classes
