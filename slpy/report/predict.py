@@ -31,7 +31,9 @@ __all__ = ["parse_canonical", "tree_from_canonical", "RunData", "load_run_data",
 def parse_canonical(text: str, feature_names) -> list:
     """The nodes of a canonical model term (slpy.trees.model.canonical) in pre-order:
     ("node", feature name, threshold) or ("leaf",)."""
-    names = sorted(feature_names, key=len, reverse=True)  # longest match first
+    from ..trees.model import feature_key
+    keys = {feature_key(f): f for f in feature_names}
+    names = sorted(keys, key=len, reverse=True)  # longest match first
     out = []
     i, n, need, closes = 0, len(text), 1, 0
     while i < n:
@@ -51,7 +53,7 @@ def parse_canonical(text: str, feature_names) -> list:
                 thr = None
             if thr is None:
                 raise ReportError(f"not a split of this data at {text[i:i + 40]!r}")
-            out.append(("node", name, thr))
+            out.append(("node", keys[name], thr))
             i = j + 1
             need += 1
         else:
