@@ -48,12 +48,16 @@ class RunDir:
     def __init__(self, path, create: bool = True):
         self.path = Path(path)
         if create:
-            try:
-                self.path.mkdir(parents=True, exist_ok=True)
-                tempfile.TemporaryFile(dir=self.path).close()
-            except OSError as e:
-                raise RunDirError(f"{self.path}: cannot write the run directory "
-                                  f"({e.strerror or e})") from None
+            self.create()
+
+    def create(self) -> None:
+        """Make the directory (and its parents), and check that it can be written."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=self.path).close()
+        except OSError as e:
+            raise RunDirError(f"{self.path}: cannot write the run directory "
+                              f"({e.strerror or e})") from None
 
     def used(self) -> list[str]:
         """The run files and folders already in the directory."""
@@ -63,14 +67,21 @@ class RunDir:
                       if p.name in RUN_FILES or p.name in RUN_DIRS
                       or p.name.startswith("chain_") and p.is_dir())
 
-    def start_new(self, force: bool = False) -> None:
-        """Make the directory ready for a new run: refuse one that holds a run unless
-        `force`, which removes the old run's files (and nothing else)."""
+    def check_new(self, force: bool = False) -> list[str]:
+        """The old run's files, for a new run here; a RunDirError when there are some
+        and not `force`."""
         old = self.used()
         if old and not force:
             raise RunDirError(f"{self.path} holds a run already ({', '.join(old[:3])}"
                               f"{', ...' if len(old) > 3 else ''}): give --force to "
                               f"replace it, or another --out")
+        return old
+
+    def start_new(self, force: bool = False) -> None:
+        """Make the directory ready for a new run: refuse one that holds a run unless
+        `force`, which removes the old run's files (and nothing else)."""
+        old = self.check_new(force)
+        self.create()
         for name in old:
             p = self.path / name
             shutil.rmtree(p) if p.is_dir() else p.unlink()

@@ -239,11 +239,12 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     from ..data import dataset_hash
     from . import prepare
     warn = warn or (lambda line: print(line, file=sys.stderr))
-    rd = RunDir(out)
+    rd = RunDir(out, create=False)    # created once the checks below have passed
     if resume:
         cfg = {**prepare.resume_config(rd), **{k: v for k, v in cfg.items() if k == "jobs"}}
     else:
         cfg = {**DEFAULTS, **cfg}
+        rd.check_new(force)
     _check(cfg)
     train, test = load_data(cfg)
     dropped = _dropped_rows(cfg, train, test, warn)

@@ -148,8 +148,8 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
     rd = None
     if out is not None:
         try:
-            rd = RunDir(out)
-            rd.start_new(force)    # before the work: refused, nothing is lost
+            rd = RunDir(out, create=False)
+            rd.check_new(force)    # before the work: refused, nothing is lost
         except RunDirError as e:
             raise click.UsageError(str(e)) from None
     train = test = bucketer = None
@@ -217,6 +217,10 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
         click.echo(text)
         click.echo("time: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()))
     if rd is not None:
+        try:
+            rd.start_new(force)
+        except RunDirError as e:
+            raise click.UsageError(str(e)) from None
         config = {"command": "exact", "prior": str(prior), "query": query,
                   "data": data, "test": test_path, "target": target, "missing": missing,
                   "bucket": bucket,
