@@ -122,13 +122,15 @@ def top_trees(runs, k: int = 5, extra: dict | None = None) -> dict:
 # -- test-set predictions --------------------------------------------------------------------
 
 def _test_key(r):
+    from ..runs import resolve_input
+    from .predict import _target
     cfg = r.config
     if cfg.get("test"):
-        return ("file", str(Path(cfg["test"]).resolve()))
+        return ("file", str(Path(resolve_input(r.path, cfg, "test")).resolve()))
     if r.kind == "mcmc" and cfg.get("holdout"):
         split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg.get("seed")
-        return ("holdout", str(Path(cfg["data"]).resolve()), cfg["holdout"], split_seed,
-                cfg.get("class_col"))
+        return ("holdout", str(Path(resolve_input(r.path, cfg, "data")).resolve()),
+                cfg["holdout"], split_seed, _target(cfg))
     return None
 
 
