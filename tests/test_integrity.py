@@ -378,3 +378,12 @@ def test_same_seed_same_bytes_but_timing(tmp_path):
               != (tmp_path / "b" / f).read_bytes()]
     assert differ in ([], [Path("timing.json")])
     assert Path("timing.json") in files and Path("summary.txt") in files
+
+
+def test_a_newer_run_format_is_refused(tmp_path):
+    out = tmp_path / "r"
+    ok("run", PRIOR, "--data", KYPH, *FAST, "--out", out)
+    m = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps(dict(m, format="slpy-run/9")))
+    for args in (("predict", out, "--data", KYPH), ("run", "--resume", out)):
+        assert "format 'slpy-run/9'" in error(cli(*args), 2 if args[0] == "run" else 1)

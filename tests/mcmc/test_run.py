@@ -137,3 +137,36 @@ def test_undeclared_parameter_is_an_error():
                                   "-q"])
     assert r.exit_code != 0
     assert "declares no parameter alpah" in r.output and "Traceback" not in r.output
+
+
+def test_progress_clock_starts_at_the_first_iteration(capsys):
+    # compiling the kernels and drawing the start once made the first estimate read
+    # 43 hours: the time before the first iteration does not count
+    from types import SimpleNamespace
+    from slpy.mcmc.run import Progress
+    p = Progress(1000, "chain 0")
+    time.sleep(0.5)                      # the start: kernels compiling
+    state, res = SimpleNamespace(log_lik=-1.0), SimpleNamespace(accepted=1)
+    p(1, state, res)
+    p(1000, state, res)
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("chain 0: 1000/1000 it,")
+    assert int(line.split(",")[1].split()[0]) > 10_000, line   # not 999 / 0.5 s
+
+
+def test_ctrl_c_is_deferred_to_the_end_of_an_iteration():
+    import signal
+    from types import SimpleNamespace
+    from slpy.mcmc.run import Progress
+    p = Progress(10, "chain 0", show=False)
+    state, res = SimpleNamespace(log_lik=0.0), SimpleNamespace(accepted=0)
+    with p.deferred_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)   # lands inside an iteration: noted only
+        time.sleep(0.05)
+        try:
+            p(3, state, res)                  # the iteration's end: the chain stops here
+        except KeyboardInterrupt:
+            stopped = True
+        else:
+            stopped = False
+    assert stopped and signal.getsignal(signal.SIGINT) is signal.default_int_handler
