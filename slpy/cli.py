@@ -21,7 +21,7 @@ import click
 
 from . import __version__
 from . import limits as _limits
-from .cliopts import dropped_warning, missing_option, target_option
+from .cliopts import load_data, missing_option, target_option
 
 # -- the group: one-line errors, --debug ---------------------------------------------------
 
@@ -147,14 +147,7 @@ def _attach_data(program, data, target, missing="drop"):
         if target is not None:
             raise click.UsageError("--target needs --data")
         return
-    from .data.dataset import load_csv, DataError
-    try:
-        ds = load_csv(data, class_col=target, on_missing=missing)
-    except (DataError, ValueError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint="'--data'")
-    if ds.n_dropped:
-        click.echo(dropped_warning(data, ds.n_dropped, ds.n_rows + ds.n_dropped), err=True)
-    program.attach_data(ds)
+    program.attach_data(load_data(data, target, missing))
 
 
 def _pure_option(f):

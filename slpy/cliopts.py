@@ -43,3 +43,16 @@ def force_option(f):
 def dropped_warning(path, dropped: int, total: int) -> str:
     return (f"warning: {path}: {dropped} of {total} rows have a missing value and are "
             f"left out (--missing error refuses them)")
+
+
+def load_data(path, target, missing, what="--data", like=None):
+    """A command's data file as a Dataset (test data: `like` the training data): a
+    usage error when it does not load, a warning line counting the rows left out."""
+    from .data.dataset import load_csv, DataError
+    try:
+        ds = load_csv(path, class_col=target, on_missing=missing, like=like)
+    except (DataError, ValueError, OSError) as e:
+        raise click.BadParameter(str(e), param_hint=f"'{what}'") from None
+    if ds.n_dropped:
+        click.echo(dropped_warning(path, ds.n_dropped, ds.n_rows + ds.n_dropped), err=True)
+    return ds

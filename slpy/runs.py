@@ -26,7 +26,7 @@ from pathlib import Path
 from .errors import PicklableError
 
 FORMAT = "slpy-run/2"
-FORMATS = ("slpy-run/1", FORMAT)   # 1: before the manifest (read, not resumed)
+FORMATS = ("slpy-run/1", FORMAT)   # 1: the runs written before the manifest
 # what a run writes: a new run into a directory holding any of these needs --force
 RUN_FILES = ("manifest.json", "config.json", "timing.json", "models.csv", "summary.json",
              "summary.txt", "predictions.csv", "predictions_exact.csv", "samples_exact.csv")
@@ -170,12 +170,12 @@ def input_record(path) -> dict:
     return {"path": str(path), "abspath": str(p.resolve()), "sha256": file_sha256(p)}
 
 
-def changed_inputs(manifest: dict, inputs: dict) -> list[str]:
-    """The roles among `inputs` (role -> path) whose file is gone or differs from the
-    manifest's record, as one-line reasons."""
+def changed_inputs(manifest: dict) -> list[str]:
+    """The inputs the manifest records whose file is gone or differs from the record,
+    as one-line reasons."""
     out = []
     for role, rec in (manifest.get("inputs") or {}).items():
-        path = inputs.get(role) or rec.get("abspath") or rec.get("path")
+        path = rec.get("abspath") or rec.get("path")
         try:
             same = file_sha256(path) == rec.get("sha256")
         except OSError:

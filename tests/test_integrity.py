@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from slpy import Program, PrologError
 from slpy.cli import main
 
+from .report.test_report import cli, ok
+
 ROOT = Path(__file__).resolve().parents[1]
 PRIOR = str(ROOT / "priors" / "growtree.slp")
 DATA = ROOT / "examples" / "data"
@@ -20,16 +22,6 @@ KYPH = str(DATA / "kyphosis.csv")
 BCW = str(DATA / "bcw.csv")
 BCW_FULL = str(DATA / "bcw_full.csv")
 FAST = ["-n", "60", "-q"]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok(*args):
-    r = cli(*args)
-    assert r.exit_code == 0, r.output
-    return r
 
 
 def error(r, code):

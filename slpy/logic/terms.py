@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+
 from ..errors import PicklableError
 
 __all__ = [

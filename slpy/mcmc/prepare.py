@@ -52,11 +52,12 @@ def resume_config(rd: RunDir) -> dict:
         manifest = rd.read_manifest()
     except RunDirError as e:
         raise RunError(f"{where}: {e}") from None
+    cfg = {k: v for k, v in saved.items() if k not in BOOKKEEPING}
     if manifest is not None:
-        changed = changed_inputs(manifest, {})
+        changed = changed_inputs(manifest)
         if changed:
             raise RunError(f"{where}: {changed[0]}")
-    return {k: v for k, v in saved.items() if k not in BOOKKEEPING}
+    return cfg
 
 
 def check_data_hash(rd: RunDir, data_hash: str) -> None:

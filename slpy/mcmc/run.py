@@ -257,6 +257,8 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     if not resume:
         prepare.start(rd, cfg, force)
         resume_rows = [0] * cfg["chains"]
+    elif rd.read_manifest() is None:          # a run from before the manifest has one now
+        rd.write_manifest("run", prepare.inputs(cfg))
     cfg_out = dict(cfg, format=FORMAT, slpy_version=__version__,
                    data_hash=dataset_hash(train), python=platform.python_version())
     rd.write_config(cfg_out)
@@ -282,13 +284,13 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
 def _dropped_rows(cfg, train, test, warn) -> dict:
     """Rows left out for a missing value, by input (a warning line for each)."""
     from ..cliopts import dropped_warning
-    kept = train.n_rows + (test.n_rows if cfg.get("holdout") else 0)
-    counts = {"data": (train.n_dropped, kept)}
+    counts = {"data": (train.n_dropped,
+                       train.n_rows + (test.n_rows if cfg.get("holdout") else 0))}
     if cfg.get("test"):
         counts["test"] = (test.n_dropped, test.n_rows)
-    for role, (n, kept) in counts.items():
+    for role, (n, rows) in counts.items():
         if n:
-            warn(dropped_warning(cfg[role], n, kept + n))
+            warn(dropped_warning(cfg[role], n, rows + n))
     return {role: n for role, (n, _) in counts.items()}
 
 

@@ -18,23 +18,9 @@ import click
 import numpy as np
 
 from .. import limits as _limits
-from ..cliopts import force_option, missing_option, target_option
+from ..cliopts import force_option, load_data, missing_option, target_option
 
 __all__ = ["exact"]
-
-
-def _load_data(path, target, what, missing, like=None, quiet=False):
-    """A data file as a Dataset (test data: like the training data, columns matched
-    by name); a file that does not load is a usage error."""
-    from ..data.dataset import load_csv, DataError
-    from ..cliopts import dropped_warning
-    try:
-        ds = load_csv(path, class_col=target, on_missing=missing, like=like)
-    except (DataError, ValueError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint=f"'{what}'")
-    if ds.n_dropped:
-        click.echo(dropped_warning(path, ds.n_dropped, ds.n_rows + ds.n_dropped), err=True)
-    return ds
 
 
 def _set_params(program, specs):
@@ -154,12 +140,12 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
             raise click.UsageError(str(e)) from None
     train = test = bucketer = None
     if data is not None:
-        train = _load_data(data, target, "--data", missing)
+        train = load_data(data, target, missing)
         if train.task != "classification":
             raise click.UsageError("the exact back end scores classes (Dirichlet): the "
                                    "data must be a classification data set")
         if test_path is not None:
-            test = _load_data(test_path, target, "--test", missing, like=train)
+            test = load_data(test_path, target, missing, "--test", like=train)
         if bucket is not None:
             bucketer = Bucketer(bucket, bucket_method).fit(train.X)
             train = bucketer.transform_dataset(train)   # test rows route raw
