@@ -13,6 +13,8 @@ import os
 
 import click
 
+from .cliopts import FiniteFloat
+
 TIMEOUT = 60.0                 # seconds a query
 MAX_STEPS = 100_000_000        # inferences a query: about a minute at 1.5 million a second
 MEMORY_CAP = 4096              # MiB; or half the machine's memory when that is less
@@ -38,7 +40,7 @@ def options(timeout: float = TIMEOUT, what: str = "query"):
         f = click.option("--max-steps", type=click.IntRange(min=0), default=MAX_STEPS,
                          show_default=True, metavar="N",
                          help=f"Inferences allowed to each {what} (0: no limit).")(f)
-        return click.option("--timeout", type=click.FloatRange(min=0, max=1e9),
+        return click.option("--timeout", type=FiniteFloat(min=0, max=1e9),
                             default=timeout, show_default=True, metavar="SECONDS",
                             help=f"Time allowed to each {what} (0: no limit).")(f)
     return deco

@@ -170,3 +170,6 @@ def _run(cfg, out, resume, quiet, force, limits):
             f"far are in {out})") from None
     except ValueError as e:   # the query does not name one model variable, ...
         raise click.UsageError(str(e).splitlines()[0]) from None
+    except KeyboardInterrupt:  # with --jobs: the workers' traces are written as they go
+        click.echo(f"interrupted: continue with  slpy run --resume {out}", err=True)
+        sys.exit(130)
