@@ -268,7 +268,7 @@ def curves_iid(ex, pts, top):
 def run_mcmc(prior, params, data_path, n, seed, rundir, log):
     cmd = [sys.executable, "-m", "slpy.cli", "run", str(ROOT / "priors" / prior),
            "--data", str(data_path), "--test", str(data_path), "-n", str(n),
-           "--seed", str(seed), "--out", str(rundir), "-q"]
+           "--seed", str(seed), "--out", str(rundir), "-q", "--force"]
     for k, v in params.items():
         cmd += ["-p", f"{k}={v}"]
     t = time.perf_counter()

@@ -358,7 +358,7 @@ def plan(paths: dict, s: dict) -> dict:
 _RUNNER = ("import json, sys\n"
            "from slpy.mcmc.run import run\n"
            "run(json.loads(sys.argv[1]), sys.argv[2], resume=sys.argv[3] == '1', "
-           "quiet=True)\n")
+           "quiet=True, force=True)\n")
 
 
 def _child_cpu() -> float:
@@ -390,7 +390,7 @@ def ensure_run(out: Path, name: str, cfg: dict, log, in_process: bool = False) -
     t0, c0, p0 = time.perf_counter(), _child_cpu(), time.process_time()
     if in_process:
         from slpy.mcmc.run import run
-        run(cfg, rd, resume=resume, quiet=True)
+        run(cfg, rd, resume=resume, quiet=True, force=True)   # a new run replaces a broken one
         cpu = time.process_time() - p0
     else:
         r = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(cfg), str(rd),
@@ -399,8 +399,9 @@ def ensure_run(out: Path, name: str, cfg: dict, log, in_process: bool = False) -
             raise SystemExit(f"run {name} failed (exit status {r.returncode})")
         cpu = _child_cpu() - c0
     summary = read_summary(rd)
+    timing = json.loads((rd / "timing.json").read_text())
     spec.update(wall=round(time.perf_counter() - t0, 2), cpu=round(cpu, 2), resumed=resume,
-                it_per_s=summary["timing"]["iterations_per_second"])
+                it_per_s=timing["iterations_per_second"])
     spec_path.write_text(json.dumps(spec, indent=1) + "\n")
     log(f"  {name}: {spec['wall']:.1f} s, {spec['it_per_s']:.0f} it/s, best log-lik "
         f"{summary['best_log_lik']:.2f}")

@@ -142,7 +142,7 @@ def run_one(out: Path, name: str, iterations: int, temper: int, seed: int,
     started = datetime.now().isoformat(timespec="seconds")
     load0 = os.getloadavg()
     w0, c0 = time.perf_counter(), time.process_time()
-    summary = run(cfg, rd, quiet=True)
+    summary = run(cfg, rd, quiet=True, force=True)   # an unfinished run starts again
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     timing = dict(started=started, finished=datetime.now().isoformat(timespec="seconds"),
                   iterations=iterations, temper=temper, wall_seconds=round(wall, 2),
@@ -152,6 +152,8 @@ def run_one(out: Path, name: str, iterations: int, temper: int, seed: int,
                   chain_seconds=summary["seconds"],
                   loadavg_start=load0, loadavg_end=os.getloadavg(),
                   machine=machine())
+    # the run's own timing.json, with the benchmark's figures added
+    timing = {**json.loads((rd / "timing.json").read_text()), **timing}
     (rd / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     log(f"done {rd.name}: {iterations} it, wall {wall:.0f} s, cpu {cpu:.0f} s, "
         f"acc_max {summary.get('acc_max', float('nan')):.3f} "

@@ -3,8 +3,12 @@
 Every kernel in slpy is compiled with :func:`kernel` so that the flags agree
 everywhere and can be changed in one line:
 
-- ``cache=True``: compiled code is written next to the source, so a second process
-  starts scoring trees without paying for compilation again.
+- ``cache=True``: compiled code is kept in the user's cache directory
+  (``~/.cache/slpy/numba`` on Linux; ``$NUMBA_CACHE_DIR`` when set), so a second
+  process starts scoring trees without paying for compilation again. Never next to
+  the source: in an installed package that is site-packages, where the cache files
+  would outlive an uninstall and shadow a later editable install. When no cache
+  directory is writable, kernels are compiled in each process instead.
 - ``fastmath=False``: the likelihood kernels sum many ``lgamma`` terms whose order
   must not be reassociated if results are to match the NumPy/SciPy references to
   1e-9 and be reproducible across runs.
@@ -19,10 +23,33 @@ returns the Python function unchanged.
 """
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numba
+import platformdirs
+
+
+def cache_dir() -> str | None:
+    """Where compiled kernels are cached (set as numba's CACHE_DIR), or None when
+    no directory is writable."""
+    path = numba.config.CACHE_DIR or os.path.join(
+        platformdirs.user_cache_dir("slpy", appauthor=False), "numba")
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return None
+    return path
+
+
+# Before any kernel is decorated: numba picks a function's cache locator then.
+CACHE_DIR = cache_dir()
+if CACHE_DIR is not None:
+    numba.config.CACHE_DIR = CACHE_DIR
 
 FLAGS: dict = {
-    "cache": True,
+    "cache": CACHE_DIR is not None,
     "fastmath": False,
     "nogil": True,
     "boundscheck": False,

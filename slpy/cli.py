@@ -20,8 +20,14 @@ from pathlib import Path
 import click
 
 from . import __version__
+from . import limits as _limits
+from .cliopts import load_data, missing_option, target_option
 
 # -- the group: one-line errors, --debug ---------------------------------------------------
+
+
+# options whose name changed, so that each means one thing in every command
+_RENAMED = {"-q": "-q is --quiet in every command; the goal to sample is --query GOAL"}
 
 
 class _Group(click.Group):
@@ -42,6 +48,8 @@ class _Group(click.Group):
             code = 0
         except click.ClickException as e:
             msg = " ".join(e.format_message().split())
+            if isinstance(e, click.NoSuchOption) and e.option_name in _RENAMED:
+                msg += f" ({_RENAMED[e.option_name]})"
             click.echo(f"Error: {msg}", err=True)
             code = e.exit_code
         except (click.Abort, KeyboardInterrupt):
@@ -124,28 +132,22 @@ def _seed_option(f):
 
 
 def _data_options(f):
-    f = click.option("--target", metavar="COLUMN", default=None,
-                     help="The response column of --data (default: the column named "
-                          "class, else the last one).")(f)
+    f = missing_option(f)
+    f = target_option(f)
     return click.option("--data", type=click.Path(exists=True, dir_okay=False),
                         default=None, metavar="CSV",
                         help="A data set (CSV with a header row) for the prior's data "
                              "builtins (data_rows/1, splits, ...).")(f)
 
 
-def _attach_data(program, data, target):
+def _attach_data(program, data, target, missing="drop"):
     """Load the CSV file and give it to the program (a usage error when it does not
-    load)."""
+    load; a warning that counts the rows left out for a missing value)."""
     if data is None:
         if target is not None:
             raise click.UsageError("--target needs --data")
         return
-    from .data.dataset import load_csv, DataError
-    try:
-        ds = load_csv(data, class_col=target)
-    except (DataError, ValueError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint="'--data'")
-    program.attach_data(ds)
+    program.attach_data(load_data(data, target, missing))
 
 
 def _pure_option(f):
@@ -164,16 +166,19 @@ def _pure_option(f):
 @click.option("--history", type=click.Path(dir_okay=False), default=None,
               help="History file (default: $SLPY_HISTORY or ~/.slpy_history).")
 @_data_options
+@_limits.options()
 @click.option("-q", "--quiet", is_flag=True, help="No banner.")
 @_guarded
-def repl(files, seed, pure, params, history, data, target, quiet):
+def repl(files, seed, pure, params, history, data, target, missing, timeout, max_steps,
+         max_memory, quiet):
     """Interactive top level: load FILES, then answer queries."""
     from . import repl as repl_mod
     pairs = _param_pairs(params)
     ctx = click.get_current_context()
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
                         quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
-                        setup=lambda program: _attach_data(program, data, target))
+                        setup=lambda program: _attach_data(program, data, target, missing),
+                        limits=_limits.program_limits(timeout, max_steps, max_memory))
 
 
 # -- sample -----------------------------------------------------------------------------------
@@ -236,7 +241,7 @@ def _fresh_names(*terms) -> dict:
 
 @main.command()
 @click.argument("prior", type=click.Path(exists=True, dir_okay=False))
-@click.option("-q", "--query", default=None, metavar="GOAL",
+@click.option("--query", default=None, metavar="GOAL",
               help="The goal to sample (default: the first predicate defined in PRIOR, "
                    "called with fresh variables).")
 @click.option("-n", "--num", "num", type=click.IntRange(min=0), default=1, show_default=True,
@@ -248,11 +253,11 @@ def _fresh_names(*terms) -> dict:
               show_default=True,
               help="text: one answer a line, in writeq form; json: one JSON object a "
                    "line with bindings, log probability and proof tree.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Give up a sample after this many seconds.")
+@_limits.options(what="sample")
 @_data_options
 @_guarded
-def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
+def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_memory, data,
+           target, missing):
     """Draw samples from a prior and print them."""
     import numpy as np
     from .logic.program import Program
@@ -263,8 +268,8 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, data, target):
     from .repl import format_error
     from .repl_commands import sample_once, proof_json
     pairs = _param_pairs(params)
-    p = Program(timeout=timeout)
-    _attach_data(p, data, target)
+    p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
+    _attach_data(p, data, target, missing)
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)
@@ -422,7 +427,7 @@ class _Problems:
             yield f"{where} {sev}: {msg}" if where else f"{sev}: {msg}"
 
 
-def check_program(paths, timeout=None) -> _Problems:
+def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Problems:
     """Load the files and collect syntax errors, load errors, calls to undefined
     predicates, labelled predicates whose constant labels do not sum to 1 and singleton
     variables."""
@@ -433,7 +438,8 @@ def check_program(paths, timeout=None) -> _Problems:
     from .lang.reader import Reader, SlpSyntaxError
     from .repl import format_load_error, format_error
     probs = _Problems()
-    p = Program(timeout=timeout, out=lambda s: None)
+    p = Program(timeout=timeout, max_steps=max_steps, max_memory=max_memory,
+                out=lambda s: None)
     loaded = []
     for path in paths:
         err = io.StringIO()
@@ -476,8 +482,8 @@ def check_program(paths, timeout=None) -> _Problems:
     # singleton variables
     for path in loaded:
         try:
-            text = Path(path).read_text()
-        except OSError:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):   # reported by the loader
             continue
         for r in Reader(p.ops, p.flags).iter_terms(text, path):
             if isinstance(r, SlpSyntaxError) or not r.singletons:
@@ -491,12 +497,11 @@ def check_program(paths, timeout=None) -> _Problems:
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
 @click.option("--strict", is_flag=True, help="Warnings count as errors for the exit status.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
-              show_default=True, help="Time limit of each directive run while loading.")
+@_limits.options(timeout=10.0, what="directive run while loading")
 @_guarded
-def check(files, strict, timeout):
+def check(files, strict, timeout, max_steps, max_memory):
     """Load programs and report errors and warnings."""
-    probs = check_program(files, timeout=timeout)
+    probs = check_program(files, **_limits.program_limits(timeout, max_steps, max_memory))
     for line in probs.lines():
         click.echo(line)
     ne, nw = probs.count("error"), probs.count("warning")

@@ -222,13 +222,14 @@ class Session:
     the session, the last stochastic answer's proof tree, and the output streams."""
 
     def __init__(self, seed=None, pure=False, stdout=None, stderr=None, debug=False,
-                 max_steps=None, timeout=None):
+                 max_steps=None, timeout=None, max_memory=None):
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
         self.debug = debug
         self.interactive = False
         self.at_line_start = True
-        self.program = Program(max_steps=max_steps, timeout=timeout, out=self.write)
+        self.program = Program(max_steps=max_steps, timeout=timeout, max_memory=max_memory,
+                               out=self.write)
         self.program.engine.write_err = self._write_err
         if pure:
             self.program.flags["sampling"] = "pure"
@@ -605,17 +606,18 @@ def run_tty(session: Session, history_path: str | None = None, banner: bool = Tr
 
 
 def run(files=(), seed=None, pure=False, params=(), history=None, quiet=False,
-        debug=False, stdin=None, setup=None) -> int:
+        debug=False, stdin=None, setup=None, limits=None) -> int:
     """`slpy repl`: load the files, then read queries from the terminal or the input
     stream. params: (name, value text) pairs for Program.set_param, each value read as
-    a term; setup(program), if given, runs before the files load (to attach data).
+    a term; setup(program), if given, runs before the files load (to attach data);
+    limits: Program() limits of each query (slpy.limits.program_limits).
     Returns the exit status."""
     stdin = stdin if stdin is not None else sys.stdin
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except (ValueError, OSError):  # not the main thread
         pass
-    session = Session(seed=seed, pure=pure, debug=debug)
+    session = Session(seed=seed, pure=pure, debug=debug, **(limits or {}))
     if setup is not None:
         setup(session.program)
     for name, text in params:

@@ -1,6 +1,9 @@
 """The run directory: what `slpy run` and `slpy exact` write, in one format.
 
+    manifest.json     the format version, slpy's version, and each input file (prior,
+                      data, test, init) with its path, absolute path and SHA-256
     config.json       every setting, the seed, slpy's version, a hash of the data
+    timing.json       how long it took: the one file that differs between same-seed runs
     trace.csv         (MCMC) one row per kept iteration
     models.csv        one row per model: canonical term, count / probability, log-lik
     summary.json      the run's figures; summary.txt the same for people
@@ -8,15 +11,26 @@
     trees/*.json      the top trees (slpy-tree/1 JSON)
 
 Files are written with a fixed column order and number formatting so that the same
-run gives the same bytes.
+run gives the same bytes (all but timing.json).
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
+from .errors import PicklableError
+
+FORMAT = "slpy-run/2"
+FORMATS = ("slpy-run/1", FORMAT)   # 1: the runs written before the manifest
+# what a run writes: a new run into a directory holding any of these needs --force
+RUN_FILES = ("manifest.json", "config.json", "timing.json", "models.csv", "summary.json",
+             "summary.txt", "predictions.csv", "predictions_exact.csv", "samples_exact.csv")
+RUN_DIRS = ("trees", "report")
 MODEL_COLUMNS = ["rank", "model", "count", "prob", "log_lik", "leaves", "depth"]
 
 
@@ -26,11 +40,51 @@ def _fmt(x):
     return x
 
 
+class RunDirError(PicklableError):
+    """A run directory that cannot be used as asked: one line for the user."""
+
+
 class RunDir:
     def __init__(self, path, create: bool = True):
         self.path = Path(path)
         if create:
+            self.create()
+
+    def create(self) -> None:
+        """Make the directory (and its parents), and check that it can be written."""
+        try:
             self.path.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=self.path).close()
+        except OSError as e:
+            raise RunDirError(f"{self.path}: cannot write the run directory "
+                              f"({e.strerror or e})") from None
+
+    def used(self) -> list[str]:
+        """The run files and folders already in the directory."""
+        if not self.path.is_dir():
+            return []
+        return sorted(p.name for p in self.path.iterdir()
+                      if p.name in RUN_FILES or p.name in RUN_DIRS
+                      or p.name.startswith("chain_") and p.is_dir())
+
+    def check_new(self, force: bool = False) -> list[str]:
+        """The old run's files, for a new run here; a RunDirError when there are some
+        and not `force`."""
+        old = self.used()
+        if old and not force:
+            raise RunDirError(f"{self.path} holds a run already ({', '.join(old[:3])}"
+                              f"{', ...' if len(old) > 3 else ''}): give --force to "
+                              f"replace it, or another --out")
+        return old
+
+    def start_new(self, force: bool = False) -> None:
+        """Make the directory ready for a new run: refuse one that holds a run unless
+        `force`, which removes the old run's files (and nothing else)."""
+        old = self.check_new(force)
+        self.create()
+        for name in old:
+            p = self.path / name
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
 
     def file(self, name: str) -> Path:
         return self.path / name
@@ -46,6 +100,33 @@ class RunDir:
 
     def write_config(self, config: dict) -> None:
         self.write_json("config.json", config)
+
+    def write_manifest(self, command: str, inputs: dict) -> None:
+        """manifest.json: the format, slpy's version and the input files
+        (role -> path, or None for an absent input)."""
+        from . import __version__
+        self.write_json("manifest.json", {
+            "format": FORMAT, "command": command, "slpy_version": __version__,
+            "inputs": {role: input_record(p) for role, p in inputs.items() if p}})
+
+    def read_manifest(self) -> dict | None:
+        """manifest.json (None for a run written before it existed); a format this
+        slpy does not know is an error."""
+        f = self.file("manifest.json")
+        if not f.is_file():
+            return None
+        try:
+            m = json.loads(f.read_text())
+            fmt = m["format"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise RunDirError(f"{f}: not a run manifest ({e})") from None
+        if fmt not in FORMATS:
+            raise RunDirError(f"{self.path}: run directory format {fmt!r}, which this slpy "
+                              f"does not know (it reads {', '.join(FORMATS)})")
+        return m
+
+    def write_timing(self, timing: dict) -> None:
+        self.write_json("timing.json", timing)
 
     def write_summary(self, summary: dict, text: str) -> None:
         self.write_json("summary.json", summary)
@@ -74,6 +155,53 @@ class RunDir:
     def write_tree(self, name: str, tree) -> None:
         (self.path / "trees").mkdir(exist_ok=True)
         (self.path / "trees" / f"{name}.json").write_text(tree.to_json() + "\n")
+
+
+def file_sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_record(path) -> dict:
+    p = Path(path)
+    return {"path": str(path), "abspath": str(p.resolve()), "sha256": file_sha256(p)}
+
+
+def changed_inputs(manifest: dict) -> list[str]:
+    """The inputs the manifest records whose file is gone or differs from the record,
+    as one-line reasons."""
+    out = []
+    for role, rec in (manifest.get("inputs") or {}).items():
+        path = rec.get("abspath") or rec.get("path")
+        try:
+            same = file_sha256(path) == rec.get("sha256")
+        except OSError:
+            out.append(f"the {role} file {rec.get('path')} is not there")
+            continue
+        if not same:
+            out.append(f"the {role} file {rec.get('path')} changed since the run started")
+    return out
+
+
+def resolve_input(run_path, config: dict, role: str) -> str | None:
+    """The file of an input of a run: where the manifest recorded it (absolute), else
+    the path as given, relative to the current directory (older runs). Lets
+    `slpy predict` and `slpy report` work from any directory."""
+    given = config.get(role)
+    if not given:
+        return None
+    try:
+        m = RunDir(run_path, create=False).read_manifest() or {}
+    except RunDirError:
+        m = {}
+    rec = (m.get("inputs") or {}).get(role) or {}
+    for cand in (rec.get("abspath"), given):
+        if cand and Path(cand).is_file():
+            return str(cand)
+    return str(given)
 
 
 def _json_default(o):

@@ -14,9 +14,10 @@ from click.testing import CliRunner
 from slpy import __version__
 from slpy.cli import main
 
+from .conftest import PEPL, needs_pepl
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data_files"
-PEPL = ROOT.parent / "shared" / "prolog-suites" / "pepl_slp" / "slp"
 
 
 def cli(*args, input=None):
@@ -52,10 +53,10 @@ def test_bad_usage_is_one_line_and_non_zero():
     assert _one_line_error(cli("no-such-command"), 2).startswith("Error: ")
     assert "PRIOR" in _one_line_error(cli("sample"), 2)
     assert _one_line_error(cli("sample", DATA / "missing.slp"), 2).startswith("Error: ")
-    assert "-n" in _one_line_error(cli("sample", PEPL / "coin.slp", "-n", "many"), 2)
-    assert "-p" in _one_line_error(cli("sample", PEPL / "coin.slp", "-p", "oops"), 2)
-    assert "--seed" in _one_line_error(cli("sample", PEPL / "coin.slp", "--seed", "-1"), 2)
-    assert "--format" in _one_line_error(cli("sample", PEPL / "coin.slp", "--format", "xml"), 2)
+    assert "-n" in _one_line_error(cli("sample", DATA / "tour.slp", "-n", "many"), 2)
+    assert "-p" in _one_line_error(cli("sample", DATA / "tour.slp", "-p", "oops"), 2)
+    assert "--seed" in _one_line_error(cli("sample", DATA / "tour.slp", "--seed", "-1"), 2)
+    assert "--format" in _one_line_error(cli("sample", DATA / "tour.slp", "--format", "xml"), 2)
     assert _one_line_error(cli("check"), 2).startswith("Error: ")
 
 
@@ -86,8 +87,9 @@ def test_repl_options():
 
 # -- sample --------------------------------------------------------------------------------
 
+@needs_pepl
 def test_sample_same_seed_same_bytes():
-    args = ("sample", PEPL / "member3.slp", "-q", "member3(X, [a,b,c,d])", "-n", "25",
+    args = ("sample", PEPL / "member3.slp", "--query", "member3(X, [a,b,c,d])", "-n", "25",
             "--seed", "123")
     a, b = cli(*args), cli(*args)
     assert a.exit_code == 0 and a.stdout_bytes == b.stdout_bytes
@@ -104,8 +106,9 @@ def test_sample_same_seed_same_bytes():
     assert runs[0].stdout.count(b"\n") == 25
 
 
+@needs_pepl
 def test_sample_json_has_bindings_log_prob_and_proof_tree():
-    r = cli("sample", PEPL / "member3.slp", "-q", "member3(X, [a,b,c])", "-n", "20",
+    r = cli("sample", PEPL / "member3.slp", "--query", "member3(X, [a,b,c])", "-n", "20",
             "--seed", "5", "--format", "json")
     assert r.exit_code == 0
     expected = {"a": 1 / 3, "b": 2 / 9, "c": 4 / 27}
@@ -139,7 +142,7 @@ def test_sample_default_query_is_the_first_predicate():
 
 
 def test_sample_params():
-    q = ("-q", "run(Xs)", "--seed", "3")
+    q = ("--query", "run(Xs)", "--seed", "3")
     r = cli("sample", DATA / "clean.slp", *q)            # the default: depth 3
     assert r.exit_code == 0
     assert re.fullmatch(r"run\(\[(head|tail)(,(head|tail)){2}\]\)\n", r.stdout)
@@ -170,6 +173,7 @@ def test_sample_with_data():
     assert _one_line_error(cli("sample", prior, "--seed", "1"), 1).startswith("Error: ")
 
 
+@needs_pepl
 def test_sample_pure_failures_and_text_form():
     r = cli("sample", PEPL / "doubles.slp", "-n", "200", "--seed", "8", "--pure")
     lines = r.stdout.splitlines()
@@ -179,21 +183,21 @@ def test_sample_pure_failures_and_text_form():
     r = cli("sample", PEPL / "doubles.slp", "-n", "50", "--seed", "8")
     assert "false" not in r.stdout.splitlines()
     # the instantiated goal in writeq form; fresh variables print as _A, _B, ...
-    r = cli("sample", PEPL / "coin.slp", "-q", "coin(X), Y = f(_, 'A b', Z, Z)", "--seed", "1")
+    r = cli("sample", PEPL / "coin.slp", "--query", "coin(X), Y = f(_, 'A b', Z, Z)", "--seed", "1")
     assert re.fullmatch(r"coin\((head|tail)\),f\(_A,'A b',_B,_B\)=f\(_A,'A b',_B,_B\)\n",
                         r.stdout)
 
 
 def test_sample_errors_are_one_line():
     # load errors: one line each, file and line first
-    r = cli("sample", DATA / "syntax_error.slp", "-q", "good(X)")
+    r = cli("sample", DATA / "syntax_error.slp", "--query", "good(X)")
     assert r.exit_code == 1
     assert re.fullmatch(r"\S*syntax_error\.slp:3:\d+: Syntax error: .*\n", r.stderr)
-    r = cli("sample", DATA / "clean.slp", "-q", "X is foo + 1")
+    r = cli("sample", DATA / "clean.slp", "--query", "X is foo + 1")
     assert _one_line_error(r, 1) == "Error: Arithmetic: evaluable `foo/0' does not exist"
-    r = cli("sample", DATA / "clean.slp", "-q", "coin(")
+    r = cli("sample", DATA / "clean.slp", "--query", "coin(")
     assert "--query" in _one_line_error(r, 2)
-    r = cli("sample", DATA / "clean.slp", "-q", "nothing_here(X)")
+    r = cli("sample", DATA / "clean.slp", "--query", "nothing_here(X)")
     assert _one_line_error(r, 1) == "Error: Unknown procedure: nothing_here/1"
 
 

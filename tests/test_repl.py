@@ -15,9 +15,10 @@ import pytest
 
 from slpy.repl import Session, run_stream, query_state, split_queries
 
+from .conftest import PEPL, needs_pepl
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data_files"
-PEPL = ROOT.parent / "shared" / "prolog-suites" / "pepl_slp" / "slp"
 
 COIN = "0.5 :: coin(head).\n0.5 :: coin(tail).\n"
 MEMBER3 = ("1/3 :: member3(H, [H|_]).\n"
@@ -352,6 +353,7 @@ def test_pipe_echo_query():
     assert r.stdout == "X = 3.\n" and r.stderr == "" and r.returncode == 0
 
 
+@needs_pepl
 def test_pipe_files_answers_errors_and_halt_status():
     script = ("coin(X).\n;\n;\n"
               "X is 1/0.\n"
@@ -437,6 +439,7 @@ def test_tty_deterministic_answers_with_semicolon(tmp_path):
     assert c.exitstatus == 0
 
 
+@needs_pepl
 def test_tty_stochastic_query_with_seed(tmp_path):
     c = _spawn(tmp_path, "--seed", "42", str(PEPL / "member3.slp"))
     try:
@@ -482,6 +485,7 @@ def test_tty_error_then_good_query_and_interrupt(tmp_path):
     assert c.exitstatus == 0
 
 
+@needs_pepl
 def test_tty_history_and_completion(tmp_path):
     c = _spawn(tmp_path, str(PEPL / "coin.slp"))
     try:

@@ -3,9 +3,9 @@
 ``Dataset``/``load_csv``/``from_arrays`` build the data a prior conditions on;
 ``RowSets`` gives priors and likelihoods integer handles to subsets of its rows.
 """
-from .dataset import (DataError, Dataset, dataset_hash, from_arrays, load_csv,
-                      train_test_split)
+from .dataset import (DataError, Dataset, MissingValueError, dataset_hash, from_arrays,
+                      load_csv, read_rows, train_test_split)
 from .rowsets import RowSets, SplitList
 
-__all__ = ["DataError", "Dataset", "RowSets", "SplitList", "dataset_hash", "from_arrays",
-           "load_csv", "train_test_split"]
+__all__ = ["DataError", "Dataset", "MissingValueError", "RowSets", "SplitList", "dataset_hash",
+           "from_arrays", "load_csv", "read_rows", "train_test_split"]

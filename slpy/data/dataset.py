@@ -17,13 +17,15 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Dataset", "DataError", "load_csv", "from_arrays", "dataset_hash",
-           "train_test_split"]
+from ..errors import PicklableError
+
+__all__ = ["Dataset", "DataError", "MissingValueError", "Rows", "load_csv", "read_rows",
+           "encode_labels", "from_arrays", "dataset_hash", "train_test_split", "MISSING"]
 
 TASKS = ("classification", "regression")
 
 
-class DataError(ValueError):
+class DataError(PicklableError, ValueError):
     """A dataset could not be read or built. ``str()`` is one line naming the source."""
 
     def __init__(self, source, message: str):
@@ -182,23 +184,48 @@ def _read_table(path: Path) -> list[tuple[int, list[str]]]:
         raise DataError(path, f"not a valid CSV file ({e})") from None
 
 
-def load_csv(path, class_col: str | None = None, regression: bool = False,
-             missing: Sequence[str] = ("?", "", "NA"),
-             exclude: Sequence[str] = ()) -> Dataset:
-    """Read a CSV file with a header row into a :class:`Dataset`.
+MISSING = ("", "?", "NA", "N/A", "NaN", "nan")
+ON_MISSING = ("drop", "error")
 
-    The response is the column named ``class_col``; by default the column named
-    ``class``, else the last column. Columns named in ``exclude`` (an id, say) are
-    ignored. Every other column is a numeric predictor. Rows with a value in
-    ``missing`` in a used column are dropped and counted in ``n_dropped``.
-    Classification labels may be any text; ``classes`` are the sorted distinct
-    labels (numerically sorted when all labels are numbers).
+
+class MissingValueError(DataError):
+    """A missing value where the caller asked for none (``on_missing="error"``)."""
+
+
+@dataclass
+class Rows:
+    """Rows read from a CSV file: predictors ``X`` (float64 [n, p]) in the order of
+    ``feature_names``, the response's texts ``labels`` (None without one) and the
+    number of rows left out for a missing value."""
+    X: np.ndarray
+    feature_names: list[str]
+    labels: list[str] | None
+    response: str | None
+    n_dropped: int
+    lines: list[int]
+
+
+def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None,
+              response: bool = True, missing: Sequence[str] = MISSING,
+              exclude: Sequence[str] = (), on_missing: str = "drop") -> Rows:
+    """Read the rows of a CSV file with a header row.
+
+    The response is the column ``class_col``, by default the one named ``class``
+    (a file without one is an error when ``response`` is required: a silent guess
+    would score the wrong column). Columns named in ``exclude`` are ignored; every
+    other column is a numeric predictor. With ``like`` (test or new data for a model
+    fitted on ``like``) the predictors are ``like``'s features, matched by name in any
+    order; a column that is none of them is an error. A row with a value in
+    ``missing`` in a used column is left out and counted (``on_missing="drop"``) or
+    refused (``"error"``: MissingValueError naming the line and column).
     """
     path = Path(path)
+    if on_missing not in ON_MISSING:
+        raise DataError(path, f"on_missing must be one of {ON_MISSING}, not {on_missing!r}")
     table = _read_table(path)
     header = [h.strip() for h in table[0][1]]
     body = table[1:]
-    if len(header) < 2:
+    if len(header) < 2 and like is None:
         raise DataError(path, "not a CSV table: the header needs at least two columns")
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
@@ -207,15 +234,30 @@ def load_csv(path, class_col: str | None = None, regression: bool = False,
         if h not in header:
             raise DataError(path, f"excluded column {h!r} is not in the header")
     if class_col is None:
-        class_col = "class" if "class" in header else header[-1]
-    if class_col not in header:
+        class_col = "class"
+        if class_col not in header and response:
+            raise DataError(path, "no column named 'class': name the response column "
+                                  "(--target COLUMN)")
+    elif class_col not in header and response:
         raise DataError(path, f"class column {class_col!r} is not in the header")
-    ycol = header.index(class_col)
-    xcols = [j for j, h in enumerate(header) if j != ycol and h not in exclude]
+    ycol = header.index(class_col) if class_col in header else None
+    if like is None:
+        xcols = [j for j, h in enumerate(header) if j != ycol and h not in exclude]
+    else:
+        absent = [f for f in like.feature_names if f not in header]
+        if absent:
+            raise DataError(path, f"no column {absent[0]!r} (the features are "
+                                  f"{', '.join(like.feature_names)})")
+        unknown = [h for j, h in enumerate(header) if j != ycol and h not in exclude
+                   and h not in like.feature_names]
+        if unknown:
+            raise DataError(path, f"column {unknown[0]!r} is not a feature of the "
+                                  f"training data (its features: "
+                                  f"{', '.join(like.feature_names)})")
+        xcols = [header.index(f) for f in like.feature_names]
     if not xcols:
         raise DataError(path, "no predictor columns")
-    used = [ycol] + xcols
-    miss = {m.strip() for m in missing}
+    used = ([] if ycol is None else [ycol]) + xcols
     width = len(header)
     for line, row in body:
         if len(row) != width:
@@ -227,12 +269,19 @@ def load_csv(path, class_col: str | None = None, regression: bool = False,
     # (nothing missing) never loops over fields in Python.
     cols = list(zip(*(row for _, row in body)))
     lines = [line for line, _ in body]
+    miss = {m.strip() for m in missing}
     drop = np.zeros(len(body), dtype=bool)
     for j in used:
         bad = {v for v in set(cols[j]) if v.strip() in miss}
         if bad:
             drop |= np.fromiter((v in bad for v in cols[j]), bool, len(body))
     dropped = int(drop.sum())
+    if dropped and on_missing == "error":
+        i = int(np.flatnonzero(drop)[0])
+        j = next(j for j in used if cols[j][i].strip() in miss)
+        raise MissingValueError(path, f"line {lines[i]}, column {header[j]!r}: missing "
+                                      f"value {cols[j][i]!r} ({dropped} of {len(body)} "
+                                      f"rows have one)")
     if dropped == len(body):
         raise DataError(path, "no complete data rows")
     if dropped:
@@ -242,17 +291,53 @@ def load_csv(path, class_col: str | None = None, regression: bool = False,
     X = np.empty((len(lines), len(xcols)), dtype=np.float64)
     for k, j in enumerate(xcols):
         X[:, k] = _numeric_column(path, header[j], cols[j], lines)
-    labels = [v.strip() for v in cols[ycol]]
-    names = [header[j] for j in xcols]
-    src = str(path)
+    labels = None if ycol is None else [v.strip() for v in cols[ycol]]
+    return Rows(X, [header[j] for j in xcols], labels,
+                None if ycol is None else class_col, dropped, lines)
+
+
+def load_csv(path, class_col: str | None = None, regression: bool = False,
+             missing: Sequence[str] = MISSING, exclude: Sequence[str] = (),
+             on_missing: str = "drop", like: Dataset | None = None) -> Dataset:
+    """Read a CSV file with a header row into a :class:`Dataset` (see
+    :func:`read_rows` for the columns and missing values; rows left out are counted
+    in ``n_dropped``).
+
+    Classification labels may be any text; ``classes`` are the sorted distinct
+    labels (numerically sorted when all labels are numbers). With ``like``, the
+    classes are ``like``'s and a label it does not have is an error.
+    """
+    rows = read_rows(path, class_col, like=like, missing=missing, exclude=exclude,
+                     on_missing=on_missing)
+    src = str(Path(path))
+    regression = regression if like is None else like.task == "regression"
     if regression:
-        y = _numeric_column(path, class_col, labels, lines)
-        return Dataset(X, y, names, None, "regression", dropped, src)
-    y, classes = _encode_classes(labels)
+        y = _numeric_column(path, rows.response, rows.labels, rows.lines)
+        return Dataset(rows.X, y, rows.feature_names, None, "regression", rows.n_dropped,
+                       src)
+    if like is not None:
+        return Dataset(rows.X, encode_labels(path, rows.labels, like.classes, rows.lines),
+                       rows.feature_names, list(like.classes), "classification",
+                       rows.n_dropped, src)
+    y, classes = _encode_classes(rows.labels)
     if len(classes) < 2:
-        raise DataError(path, f"class column {class_col!r} has a single class "
+        raise DataError(path, f"class column {rows.response!r} has a single class "
                               f"{classes[0]!r}")
-    return Dataset(X, y, names, classes, "classification", dropped, src)
+    return Dataset(rows.X, y, rows.feature_names, classes, "classification",
+                   rows.n_dropped, src)
+
+
+def encode_labels(source, labels: Sequence[str], classes: Sequence[str],
+                  lines: Sequence[int] | None = None) -> np.ndarray:
+    """Codes into ``classes`` of the labels; a label not among them is an error."""
+    index = {c: i for i, c in enumerate(classes)}
+    try:
+        return np.fromiter((index[s] for s in labels), np.int32, len(labels))
+    except KeyError as e:
+        k = list(labels).index(e.args[0])
+        where = f"line {lines[k]}: " if lines is not None else ""
+        raise DataError(source, f"{where}class {e.args[0]!r} is not one of the training "
+                                f"data's classes ({', '.join(classes)})") from None
 
 
 def _numeric_column(path, name: str, values: Sequence[str], lines) -> np.ndarray:

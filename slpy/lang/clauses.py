@@ -8,7 +8,8 @@ recovered by walking down the rightmost operand of the label's operators to the
 """
 from __future__ import annotations
 
-from ..logic.terms import Var, Atom, Struct, deref, NIL, type_error, instantiation_error
+from ..logic.terms import (Var, Atom, Struct, deref, NIL, PrologError, type_error,
+                           instantiation_error)
 
 LABEL_OPS = ("::", ":")
 # atoms that are arithmetic constants, so `pi : h` is a label and `lists : h` a module
@@ -75,6 +76,16 @@ def split_clause(term) -> ClauseParts:
         lab, rest = rot
         lab = deref(lab)
         if type(lab) is Atom and lab.name not in _EVAL_ATOMS:
+            if deref(head).name == "::":
+                # `abc :: coin(head)` is no module qualification: a label that cannot
+                # be a number (which would otherwise be dropped without a word)
+                h = deref(rest)
+                if type(h) is Struct and h.name in LABEL_OPS and len(h.args) == 2:
+                    h = deref(h.args[1])     # Guard :: Head
+                what = f" of {h.name}/{len(h.args)}" if type(h) is Struct else ""
+                raise PrologError(type_error("evaluable", Struct("/", (lab, 0))).term,
+                                  f"the label {lab.name}{what} is not a number or an "
+                                  f"arithmetic expression")
             head = deref(rest)  # Module:Head, modules are not supported
         else:
             label = lab

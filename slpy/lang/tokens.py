@@ -14,6 +14,8 @@ from pathlib import Path
 
 from lark import Lark, Token
 
+from ..errors import PicklableError
+
 __all__ = [
     "grammar_path", "tokenize", "LexicalError", "unquote", "number_value",
     "NAME_TYPES", "NUMBER_TYPES", "LEXICAL_ERRORS",
@@ -61,7 +63,7 @@ def tokenize(text: str) -> list[Token]:
     return toks
 
 
-class LexicalError(Exception):
+class LexicalError(PicklableError):
     """A malformed token; offset is the position of the fault within the token."""
 
     def __init__(self, kind: str, message: str, offset: int = 0):

@@ -38,8 +38,14 @@ ISO_POW = False
 # round/1: False = half away from zero (C round, SWI), True = ISO floor(X + 1/2).
 ISO_ROUND = False
 
-# Integers are unbounded; refuse results above this many bits instead of hanging.
-MAX_INT_BITS = 1 << 26
+# Integers are unbounded; refuse results above this many bits instead of hanging: on
+# CPython a product of two such numbers takes some 50 ms, printing one about a second.
+MAX_INT_BITS = 1 << 20
+# Above this many bits an operation checks the running query's time limit, which the
+# engine keeps in DEADLINE (a time.monotonic() value, or None): one long computation
+# on huge integers cannot outlast --timeout.
+_SLOW_BITS = 1 << 16
+DEADLINE = [None]
 
 _INF = math.inf
 
@@ -82,7 +88,13 @@ def _to_float(x):
 
 def _check_bits(bits):
     if bits > MAX_INT_BITS:
-        raise resource_error("memory")
+        raise PrologError(resource_error("memory").term, f"Resource error: an integer of "
+                                                         f"more than {MAX_INT_BITS} bits")
+    if bits > _SLOW_BITS:
+        d = DEADLINE[0]
+        if d is not None and time.monotonic() > d:
+            raise PrologError(resource_error("time").term,
+                              "Resource error: time limit exceeded (integer arithmetic)")
 
 
 def _float_to_int(f, how):
@@ -117,6 +129,9 @@ def _sub(a, b):
 
 
 def _mul(a, b):
+    if type(a) is int and type(b) is int:
+        _check_bits(a.bit_length() + b.bit_length())
+        return a * b
     r = a * b
     return _fcheck(r, a, b) if type(r) is float else r
 
@@ -665,7 +680,7 @@ def eval_arith(t):
                 if n == "-":
                     return a - b
                 if n == "*":
-                    return a * b
+                    return _mul(a, b)
     try:
         return _ev(t, 0)
     except PrologError:

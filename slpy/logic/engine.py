@@ -34,6 +34,7 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENU
                     LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
 from .sampling import Sampling
 from .replay import Replay
+from .arith import DEADLINE
 
 
 class Engine(Sampling, Replay):
@@ -57,8 +58,10 @@ class Engine(Sampling, Replay):
         self.max_term_size = max_term_size
         self.max_memory = max_memory
         self.steps = 0
+        self.redos = 0            # choice points of builtins resumed (between/3, repeat)
         self.deadline = None
         self.step_limit = None
+        self.limit_hit = False    # a limit has been reported once in this query
         self.mode = PLAIN
         self.rng = None
         self.plog = None
@@ -169,25 +172,33 @@ class Engine(Sampling, Replay):
             if base == 0:
                 # a finished top-level run keeps its bindings but not its trail
                 del self.trail[mark:]
+                DEADLINE[0] = None
 
     def start_limits(self):
         """Limits count from the start of each top-level query."""
         self.step_limit = None if self.max_steps is None else self.steps + self.max_steps
         self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self.limit_hit = False
+        DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
 
     def _check_limits(self):
+        """A limit passed is a resource error that catch/3 can catch, once: if the
+        query is still past a limit at the next check, it ends (LimitExceeded, not
+        catchable), so a runaway query always ends."""
         if self.step_limit is not None and self.steps > self.step_limit:
-            raise LimitExceeded(_resource("inferences"),
-                                f"Resource error: more than {self.max_steps} inferences")
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise LimitExceeded(_resource("time"),
-                                f"Resource error: time limit of {self.timeout} s exceeded")
-        if len(self.trail) > self.max_term_size or len(self.cps) > self.max_term_size:
-            raise LimitExceeded(_resource("memory"),
-                                "Resource error: memory limit (term size) exceeded")
-        if self.max_memory is not None and _rss() > self.max_memory:
-            raise LimitExceeded(_resource("memory"),
-                                f"Resource error: more than {self.max_memory >> 20} MiB in use")
+            what, msg = "inferences", f"more than {self.max_steps} inferences"
+        elif self.deadline is not None and time.monotonic() > self.deadline:
+            what, msg = "time", f"time limit of {self.timeout:g} s exceeded"
+        elif len(self.trail) > self.max_term_size or len(self.cps) > self.max_term_size:
+            what, msg = "memory", "memory limit (term size) exceeded"
+        elif self.max_memory is not None and _rss() > self.max_memory:
+            what, msg = "memory", f"more than {self.max_memory >> 20} MiB in use"
+        else:
+            return
+        if self.limit_hit:
+            raise LimitExceeded(_resource(what), f"Resource error: {msg}")
+        self.limit_hit = True
+        raise PrologError(_resource(what), f"Resource error: {msg}")
 
     def _next_check(self):
         nxt = self.steps + 4096
@@ -341,6 +352,9 @@ class Engine(Sampling, Replay):
                     undo_to(trail, mark)
                 continue
             if kind == CP_GEN:
+                self.redos += 1
+                if not self.redos & 4095:   # between(1, inf, X), fail: no calls, only redos
+                    self._check_limits()
                 try:
                     next(cp[4])
                     return cp[5]

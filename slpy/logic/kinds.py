@@ -3,6 +3,7 @@ opcodes, sampling modes, the control predicates and the engine's exceptions (sha
 engine.py and its sampling and replay parts)."""
 from __future__ import annotations
 
+from ..errors import PicklableError
 from .terms import PrologError
 from .db import DET, CONTROL, Pred
 from .proof import SNode
@@ -20,7 +21,7 @@ from .proof import SNode
 SAMPLE, PURE, ENUM, REPLAY, PLAIN = range(5)
 
 
-class Halt(Exception):
+class Halt(PicklableError):
     def __init__(self, code=0):
         self.code = code
 

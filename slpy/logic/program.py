@@ -15,6 +15,7 @@ from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from . import builtins as _builtins
 from ..lang.ops import OpTable
 from ..lang.clauses import split_clause
+from ..errors import PicklableError
 
 LIBRARY = Path(__file__).with_name("library.pl")
 CONSULT_EXTS = (".slp", ".pl")
@@ -29,7 +30,7 @@ class LoadError(PrologError):
         self.message = message
 
 
-class LoadErrors(Exception):
+class LoadErrors(PicklableError):
     """All the problems found while loading; str() lists one per line."""
 
     def __init__(self, errors):
@@ -119,7 +120,7 @@ class Program:
                     PrologError(_existence_file(path), f"{path}: no such file")
         if not path.exists():
             raise PrologError(_existence_file(path), f"{path}: no such file")
-        text = path.read_text()
+        text = _source_text(path)
         self.loaded_files[str(path.resolve())] = path.stat().st_mtime
         self._consult_text(text, str(path))
 
@@ -325,6 +326,22 @@ class Program:
         finally:
             eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = saved
         return out
+
+
+def _source_text(path: Path) -> str:
+    """A source file's text (UTF-8); one that does not read is a LoadErrors naming the
+    file, and the line and column of the first byte that is not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise LoadErrors([LoadError(f"{path}: cannot read ({e.strerror or e})")]) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - raw.rfind(b"\n", 0, e.start)
+        raise LoadErrors([LoadError(f"{path}:{line}:{col}: not UTF-8 text (byte "
+                                    f"0x{raw[e.start]:02x}): save the file as UTF-8")]) from None
 
 
 def _existence_file(path):

@@ -17,6 +17,8 @@ import itertools
 import math
 import sys
 
+from ..errors import PicklableError
+
 __all__ = [
     "Var", "Atom", "Struct", "atom", "deref", "unify", "PrologError", "NIL", "TRUE",
     "FAIL", "CURLY", "DOT", "mklist", "list_items", "copy_term", "term_variables",
@@ -51,6 +53,11 @@ class Var:
         return str(t)
 
 
+# Atoms are interned for good: refuse longer ones (a resource error) rather than let a
+# program that grows an atom fill the memory.
+MAX_ATOM_LENGTH = 1 << 24
+
+
 class Atom:
     __slots__ = ("name", "__weakref__")
     _table: dict[str, "Atom"] = {}
@@ -58,6 +65,9 @@ class Atom:
     def __new__(cls, name: str):
         a = cls._table.get(name)
         if a is None:
+            if len(name) > MAX_ATOM_LENGTH:
+                raise PrologError(resource_error("memory").term, f"Resource error: an "
+                                  f"atom of more than {MAX_ATOM_LENGTH} characters")
             a = object.__new__(cls)
             a.name = sys.intern(name)
             cls._table[name] = a
@@ -553,7 +563,7 @@ def indicator(name: str, arity: int):
 
 # -- errors ------------------------------------------------------------------------
 
-class PrologError(Exception):
+class PrologError(PicklableError):
     """A Prolog exception; ``term`` is the ball (for ISO errors ``error(Formal, Context)``)."""
 
     def __init__(self, term, message: str | None = None):

@@ -266,12 +266,58 @@ def _truncate_rows(path, rows: int) -> None:
     path.write_text("".join(keep))
 
 
-def written_rows(path) -> int:
-    """Complete data rows in a trace file."""
+class TraceError(ValueError):
+    """A trace that cannot be resumed from: the message is one line for the user."""
+
+
+def check_trace(path, cfg: dict) -> int:
+    """The complete data rows of a chain's trace, each checked against the run's
+    settings (columns, the kept iterations' numbers, model ids in order of first visit,
+    numbers where numbers belong); a row that is not one is a TraceError. A cut last
+    row (no newline: the run was killed while writing it) is not counted."""
     try:
         text = path.read_text()
     except FileNotFoundError:
         return 0
-    lines = text.split("\n")
-    complete = len(lines) - 1  # the last piece is empty or a partial row
-    return max(0, complete - 1)
+    except (OSError, UnicodeDecodeError) as e:
+        raise TraceError(f"{path}: cannot read the trace ({e})") from None
+    lines = text.split("\n")[:-1]          # the last piece is empty or a cut row
+    if not lines:
+        return 0
+    header = TRACE_COLUMNS + (["swap"] if cfg["temper"] > 1 else [])
+    if lines[0].split(",") != header:
+        raise TraceError(f"{path}, line 1: not the header of this run's trace")
+    burn, thin, n_iter = cfg["burn_in"], cfg["thin"], cfg["iterations"]
+    models = 0
+    for k, line in enumerate(lines[1:]):
+        row = line.split(",")
+        why = _bad_row(row, header, burn + k * thin, models)
+        if why is None and burn + k * thin >= n_iter:
+            why = f"more rows than the run's {n_iter} iterations keep"
+        if why is not None:
+            raise TraceError(f"{path}, line {k + 2}: {why}: {line[:40]!r}")
+        models = max(models, int(row[1]) + 1)
+    return len(lines) - 1
+
+
+def _bad_row(row, header, it, models):
+    """Why a trace row is not the row of iteration `it`, or None."""
+    if len(row) != len(header):
+        return f"{len(row)} fields, not {len(header)}"
+    try:
+        ints = [int(row[i]) for i in (0, 1, 3, 4, 5, 6)]
+        float(row[2])
+    except ValueError:
+        return "not a trace row"
+    if ints[0] != it:
+        return f"iteration {ints[0]} where {it} was due"
+    if not 0 <= ints[1] <= models:
+        return f"model id {ints[1]} out of order"
+    if min(ints[2:5]) < 0 or ints[5] not in (0, 1):
+        return "not a trace row"
+    if len(row) > 7 and row[7]:
+        pair, _, acc = row[7].partition(":")
+        i, _, j = pair.partition("-")
+        if not (i.isdigit() and j.isdigit() and acc in ("0", "1")):
+            return "not a swap"
+    return None

@@ -1,4 +1,9 @@
-"""The `slpy run` command (registered in slpy.cli)."""
+"""The `slpy run` command (registered in slpy.cli).
+
+Exit statuses as for every command: 2 a bad option, input file or run directory; 1 an
+error in the prior or while running it; 130 interrupted (the run directory keeps what
+was done: `slpy run --resume DIR` continues).
+"""
 from __future__ import annotations
 
 import sys
@@ -6,17 +11,32 @@ from pathlib import Path
 
 import click
 
+from .. import limits as _limits
+from ..cliopts import FiniteFloat, force_option, missing_option, target_option
 from .moves import DEFAULT_PROPOSAL
+
+# what --resume may change: nothing the chains depend on
+RESUME_OPTIONS = {"resume", "quiet", "jobs", "timeout", "max_steps", "max_memory"}
 
 
 def _params(values):
     out = {}
     for v in values:
-        if "=" not in v:
-            raise click.BadParameter(f"{v!r}: use name=value", param_hint="-p")
-        k, val = v.split("=", 1)
-        out[k.strip()] = val.strip()
+        name, eq, value = v.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise click.BadParameter(f"{v!r}: expected name=value, e.g. depth=3",
+                                     param_hint="'-p'")
+        out[name.strip()] = value.strip()
     return out
+
+
+def _proposal(ctx, param, value):
+    from .moves import check_proposal
+    try:
+        check_proposal(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    return value
 
 
 @click.command("run")
@@ -24,12 +44,15 @@ def _params(values):
 @click.option("--data", type=click.Path(exists=True, dir_okay=False),
               help="Training data (CSV with a header).")
 @click.option("--test", type=click.Path(exists=True, dir_okay=False),
-              help="Test data: per-row posterior class probabilities, acc_max, acc_prob.")
-@click.option("--holdout", type=float, help="Hold out this fraction of --data as test data.")
-@click.option("--split-seed", type=int, default=0, show_default=True,
+              help="Test data (columns matched to --data's by name): per-row posterior "
+                   "class probabilities, acc_max, acc_prob.")
+@click.option("--holdout", type=FiniteFloat(0, 1, min_open=True, max_open=True),
+              help="Hold out this fraction of --data as test data.")
+@click.option("--split-seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the --holdout split (apart from --seed, so runs with "
                    "different seeds hold out the same rows).")
-@click.option("--class-col", help="The response column (default: `class`, else the last).")
+@target_option
+@missing_option
 @click.option("--bucket", type=click.IntRange(min=2), default=None, metavar="K",
               help="Replace each feature by K buckets fitted on the training rows (the "
                    "paper-004 preprocessing; fewer row sets).")
@@ -42,17 +65,20 @@ def _params(values):
               help="Override a prior parameter (repeatable).")
 @click.option("--query", default="cart(T)", show_default=True,
               help="The prior's query; its one variable is the model.")
-@click.option("--iterations", "-n", type=int, default=10000, show_default=True)
-@click.option("--burn-in", type=int, default=0, show_default=True)
-@click.option("--thin", type=int, default=1, show_default=True)
+@click.option("--iterations", "-n", type=click.IntRange(min=1), default=10000,
+              show_default=True)
+@click.option("--burn-in", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--thin", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
+              callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
-                   "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/cli.md).")
-@click.option("--temper", type=int, default=1, show_default=True,
+                   "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/mcmc.md).")
+@click.option("--temper", type=click.IntRange(min=1), default=1, show_default=True,
               help="Number of tempered chains (1: no tempering).")
-@click.option("--delta-t", type=float, default=0.2, show_default=True,
-              help="Heats 1/(1 + dT (i-1)) (the paper's ladder).")
-@click.option("--min-heat", type=float, default=None,
+@click.option("--delta-t", type=FiniteFloat(0, min_open=True), default=0.2,
+              show_default=True, help="Heats 1/(1 + dT (i-1)) (the paper's ladder).")
+@click.option("--min-heat", type=FiniteFloat(0, 1, min_open=True, max_open=True),
+              default=None,
               help="The hottest chain's heat, in (0, 1): the ladder is then geometric "
                    "from 1 down to it.")
 @click.option("--ladder", type=click.Choice(["paper", "geometric"]), default=None,
@@ -64,60 +90,106 @@ def _params(values):
               show_default=True,
               help="Swaps between neighbouring heats, even and odd pairs in turn "
                    "(non-reversible), or between a random pair (the paper's).")
-@click.option("--chains", type=int, default=1, show_default=True,
+@click.option("--chains", type=click.IntRange(min=1), default=1, show_default=True,
               help="Independent chains (each with its own tempered companions).")
-@click.option("--jobs", type=int, default=1, show_default=True,
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes running the chains, and then the tempered chains of each "
                    "(results do not depend on it).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--init", default="prior", show_default=True,
               help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
                    "holding a model term.")
-@click.option("--top", type=int, default=5, show_default=True,
+@click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
               help="How many of the most visited trees to show.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Run directory (default: runs/<prior>-<data>-seed<S>).")
-@click.option("--resume", type=click.Path(exists=True, file_okay=False),
+@force_option
+@click.option("--resume", type=click.Path(file_okay=False),
               help="Continue the interrupted run in this directory.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def run_cmd(prior, data, test, holdout, split_seed, class_col, bucket, bucket_method, likelihood,
-            params, query, iterations, burn_in, thin, proposal, temper, delta_t, min_heat,
-            ladder, adapt_ladder, swap, chains, jobs, seed, init, top, out, resume, quiet):
+@_limits.options(what="query of the prior (a sample or a proposal)")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
+def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, bucket_method,
+            likelihood, params, query, iterations, burn_in, thin, proposal, temper, delta_t,
+            min_heat, ladder, adapt_ladder, swap, chains, jobs, seed, init, top, out, force,
+            resume, timeout, max_steps, max_memory, quiet):
     """Sample the posterior over trees (proof-tree MCMC).
 
-    Metropolis-Hastings that prunes the proof tree of the current model at a choice
-    point and regrows it from the prior, optionally with tempering."""
-    from .run import run, RunError
-    from ..data import DataError
-    from ..logic.terms import PrologError
-    from ..logic.program import LoadErrors
+    Metropolis-Hastings on the proof tree of the current model: prune and regrow,
+    redraw or swap choice points, or redraw a subtree exactly; optionally with
+    tempered chains (docs/mcmc.md)."""
+    ctx = click.get_current_context()
     if resume:
-        cfg, out = {}, resume
+        given = [p.opts[-1] for p in ctx.command.params
+                 if p.name not in RESUME_OPTIONS and ctx.get_parameter_source(p.name)
+                 is click.core.ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(f"--resume continues the run as it was set up: "
+                                   f"drop {given[0]}")
+        if not Path(resume).is_dir():
+            raise click.BadParameter(f"{resume}: no such run directory",
+                                     param_hint="'--resume'")
+        cfg, out = {"jobs": jobs} if ctx.get_parameter_source("jobs") is \
+            click.core.ParameterSource.COMMANDLINE else {}, resume
     else:
         if prior is None or data is None:
             raise click.UsageError("give a PRIOR file and --data (or --resume DIR)")
         if not Path(prior).is_file():
-            raise click.UsageError(f"{prior}: no such prior file")
+            raise click.BadParameter(f"{prior}: no such prior file", param_hint="'PRIOR'")
+        if test and holdout is not None:
+            raise click.UsageError("give --test or --holdout, not both")
+        if burn_in >= iterations:
+            raise click.BadParameter(f"{burn_in} is not below --iterations ({iterations})",
+                                     param_hint="'--burn-in'")
         out = out or str(Path("runs") / f"{Path(prior).stem}-{Path(data).stem}-seed{seed}")
         cfg = dict(prior=str(prior), data=str(data), test=test, holdout=holdout,
                    split_seed=split_seed, bucket=bucket, bucket_method=bucket_method,
-                   class_col=class_col, likelihood=likelihood, params=_params(params),
-                   query=query, iterations=iterations, burn_in=burn_in, thin=thin,
-                   proposal=proposal, temper=temper, delta_t=delta_t, min_heat=min_heat,
-                   ladder=ladder, adapt_ladder=adapt_ladder, swap=swap, chains=chains,
-                   jobs=jobs, seed=seed, init=init, top=top)
-    try:
-        summary = run(cfg, out, resume=bool(resume), quiet=quiet)
-    except (RunError, DataError, ValueError) as e:
-        raise click.ClickException(str(e).splitlines()[0])
-    except LoadErrors as e:
-        raise click.ClickException(str(e))
-    except PrologError as e:
-        raise click.ClickException(f"the prior raised an error: {e}")
+                   target=target, missing=missing, likelihood=likelihood,
+                   params=_params(params), query=query, iterations=iterations,
+                   burn_in=burn_in, thin=thin, proposal=proposal, temper=temper,
+                   delta_t=delta_t, min_heat=min_heat, ladder=ladder,
+                   adapt_ladder=adapt_ladder, swap=swap, chains=chains, jobs=jobs, seed=seed,
+                   init=init, top=top)
+    summary = _run(cfg, out, resume, quiet, force,
+                   _limits.program_limits(timeout, max_steps, max_memory))
     if not quiet:
+        from .run import timing_line
         click.echo(Path(out, "summary.txt").read_text().rstrip())
+        click.echo(timing_line(summary))
         click.echo(f"\nrun directory: {out}")
-        if summary.get("interrupted"):
-            click.echo(f"interrupted: continue with  slpy run --resume {out}")
     if summary.get("interrupted"):
+        if not quiet:
+            click.echo(f"interrupted: continue with  slpy run --resume {out}")
+        sys.exit(130)
+
+
+def _run(cfg, out, resume, quiet, force, limits):
+    """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
+    from .run import run, RunError
+    from ..data import DataError, MissingValueError
+    from ..logic.terms import PrologError
+    from ..logic.program import LoadErrors
+    from ..logic.kinds import Halt
+    from ..runs import RunDirError
+    from ..repl import format_load_error
+    try:
+        return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
+                   warn=lambda line: click.echo(line, err=True))
+    except MissingValueError as e:
+        raise click.UsageError(f"{e} (--missing drop leaves such rows out)") from None
+    except (RunError, RunDirError, DataError) as e:
+        raise click.UsageError(str(e).splitlines()[0]) from None
+    except LoadErrors as e:
+        for err in sorted(e.errors, key=lambda x: getattr(x, "line", 0) or 0):
+            click.echo(format_load_error(err), err=True)
+        sys.exit(1)
+    except Halt:
+        raise click.ClickException("the prior called halt while it was sampled") from None
+    except PrologError as e:
+        raise click.ClickException(
+            f"the prior raised an error: {str(e).splitlines()[0]} (the chains' traces so "
+            f"far are in {out})") from None
+    except ValueError as e:   # the query does not name one model variable, ...
+        raise click.UsageError(str(e).splitlines()[0]) from None
+    except KeyboardInterrupt:  # with --jobs: the workers' traces are written as they go
+        click.echo(f"interrupted: continue with  slpy run --resume {out}", err=True)
         sys.exit(130)

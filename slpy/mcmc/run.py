@@ -1,6 +1,7 @@
 """`slpy run`: prepare data and prior, run the chains, write the run directory."""
 from __future__ import annotations
 
+import contextlib
 import platform
 import sys
 import time
@@ -8,23 +9,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runs import RunDir, accuracy_figures
-from .chain import run_chain, written_rows
+from ..errors import PicklableError
+from ..runs import FORMAT, RunDir, accuracy_figures
+from .chain import run_chain
 from .moves import DEFAULT_PROPOSAL
 
 DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
                 burn_in=0, thin=1, proposal=DEFAULT_PROPOSAL, temper=1, delta_t=0.2,
                 min_heat=None, ladder=None, adapt_ladder=None, swap="neighbours",
-                chains=1, jobs=1,
-                seed=0, init="prior", test=None, holdout=None, split_seed=0, class_col=None,
-                bucket=None, bucket_method="uniform", alpha=1.0, top=5)
-
-
+                chains=1, jobs=1, seed=0, init="prior", test=None, holdout=None,
+                split_seed=0, target=None, missing="drop", bucket=None,
+                bucket_method="uniform", alpha=1.0, top=5)
 # tempering as the mixing benchmark (benchmarks/mixing.py) recommends it
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours", adapt_ladder=True)
+# --holdout must leave this many training rows (0.999 of 683 rows once trained on one)
+MIN_TRAIN_ROWS = 10
 
 
-class RunError(Exception):
+class RunError(PicklableError):
     """A bad setting or input: the message is one line for the user."""
 
 
@@ -33,15 +35,25 @@ def load_data(cfg, with_bucketer=False):
     None), the bucketer to apply to new rows."""
     from ..data import load_csv, train_test_split
     regression = cfg.get("likelihood") == "normal"
-    train = load_csv(cfg["data"], class_col=cfg.get("class_col"), regression=regression)
+    target = cfg.get("target", cfg.get("class_col"))   # class_col: runs before --target
+    missing = cfg.get("missing", "drop")
+    train = load_csv(cfg["data"], class_col=target, regression=regression,
+                     on_missing=missing)
     test = None
     if cfg.get("test"):
-        test = load_csv(cfg["test"], class_col=cfg.get("class_col"), regression=regression)
+        # matched to the training data by column name; an unknown column or class is an
+        # error (matching by position once scored a reordered file silently)
+        test = load_csv(cfg["test"], class_col=target, on_missing=missing, like=train)
     elif cfg.get("holdout"):
         # runs written before --split-seed existed split with the chain seed
         split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
         rng = np.random.default_rng(np.random.SeedSequence([split_seed, 7]))
+        n, dropped = train.n_rows, train.n_dropped
         train, test = train_test_split(train, cfg["holdout"], rng)
+        train.n_dropped = dropped            # rows of the file left out, before the split
+        if train.n_rows < MIN_TRAIN_ROWS:
+            raise RunError(f"--holdout {cfg['holdout']} leaves {train.n_rows} of {n} rows "
+                           f"for training (at least {MIN_TRAIN_ROWS} are needed)")
     bucketer = None
     if cfg.get("bucket"):
         # fitted on the training rows only, as the exact back end and the estimators do
@@ -53,11 +65,13 @@ def load_data(cfg, with_bucketer=False):
     return (train, test, bucketer) if with_bucketer else (train, test)
 
 
-def build_model(cfg, train):
+def build_model(cfg, train, limits=None):
+    """The posterior of cfg's prior on train; `limits`: Program() keyword arguments
+    (slpy.limits.program_limits) for each query of the prior."""
     from ..logic.program import Program
     from ..trees import make_likelihood
     from .model import PosteriorModel
-    p = Program()
+    p = Program(**(limits or {}))
     p.consult(cfg["prior"])
     for k, v in cfg.get("params", {}).items():
         if k not in p.params:
@@ -94,12 +108,13 @@ def _init_term(cfg, model, train):
 
 
 def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool = True,
-              workers: int = 1):
+              limits: dict | None = None, workers: int = 1):
     """Run one chain in this process (its tempered replicas in `workers` processes) and
     summarise it (what crosses processes must not hold Prolog terms, whose row-set ids
     are this process's own)."""
     train, test = load_data(cfg)
-    return chain_on_data(cfg, train, test, index, out, resume_rows, quiet, workers=workers)
+    return chain_on_data(cfg, train, test, index, out, resume_rows, quiet,
+                         model=build_model(cfg, train, limits), workers=workers)
 
 
 def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int = 0,
@@ -107,18 +122,19 @@ def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int
     """chain_job on in-memory Datasets (`test` may be None). With `all_trees` the
     result also maps every visited model to its Tree ("all_trees"), as the
     scikit-learn estimators need for the posterior predictive. `model`: a fresh
-    build_model(cfg, train) to use instead of building one (it must not have run)."""
+    build_model(cfg, train) to use instead of building one (it must not have run).
+    `workers` > 1: the tempered replicas run in that many processes."""
     from ..trees.model import Tree
     from ..report.predict import tree_from_canonical
     if model is None:
         model = build_model(cfg, train)
     cfg = dict(cfg)
     cfg["init_term"] = _init_term(cfg, model, train)
-    progress = None if quiet else _progress_printer(cfg, index)
-    res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows, progress,
-                    workers=workers, train=train)
-    if progress is not None:
-        progress.close()
+    progress = Progress(cfg["iterations"], f"chain {index}", show=not quiet)
+    with progress.deferred_interrupt():
+        res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows,
+                        progress, workers=workers, train=train)
+    progress.close()
     alpha = cfg.get("alpha", 1.0)
 
     def tree(key, term):
@@ -150,31 +166,41 @@ def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int
     return job
 
 
-def _progress_printer(cfg, index):
-    return Progress(cfg["iterations"], f"chain {index}")
-
-
 class Progress:
-    """A tqdm bar on a terminal; plain periodic lines otherwise."""
+    """Called after each iteration: a tqdm bar on a terminal, plain periodic lines
+    otherwise, nothing when not shown; and the point where a deferred Ctrl-C stops the
+    chain (see deferred_interrupt).
 
-    def __init__(self, total, label):
+    The clock starts at the first iteration, so the time to compile the kernels and
+    draw the start does not make the first estimate absurd (it once read 43 hours).
+    """
+
+    def __init__(self, total, label, show=True):
         self.total = total
         self.label = label
+        self.show = show
         self.accepted = 0
-        self.tty = sys.stderr.isatty()
         self.bar = None
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-        if self.tty:
-            from tqdm import tqdm
-            self.bar = tqdm(total=total, desc=label, unit="it", mininterval=0.5,
-                            file=sys.stderr)
+        self.t0 = None
+        self.last = None
+        self.interrupted = False
 
     def __call__(self, sw):
-        """An observer of slpy.mcmc.chain.sample_chain."""
-        done, state = sw.it + 1, sw.state
+        """An observer of slpy.mcmc.chain.sample_chain: sw is the iteration's Sweep."""
+        if self.interrupted:
+            raise KeyboardInterrupt   # the chain loop keeps what it has
         self.accepted += sw.info.accepted
+        if not self.show:
+            return
+        done, state = sw.it + 1, sw.state
         now = time.perf_counter()
+        if self.t0 is None:
+            self.t0, self.last, self.first = now, now, done
+            if sys.stderr.isatty():
+                from tqdm import tqdm
+                self.bar = tqdm(total=self.total, initial=done, desc=self.label, unit="it",
+                                mininterval=0.5, file=sys.stderr)
+            return
         if self.bar is not None:
             if now - self.last > 0.5 or done == self.total:
                 self.bar.update(done - self.bar.n)
@@ -182,82 +208,155 @@ class Progress:
                                      acc=f"{self.accepted / done:.2f}", refresh=False)
                 self.last = now
         elif now - self.last > 10 or done == self.total:
-            rate = done / max(now - self.t0, 1e-9)
+            rate = (done - self.first) / max(now - self.t0, 1e-9)
             sys.stderr.write(f"{self.label}: {done}/{self.total} it, {rate:.0f} it/s, "
                              f"log-lik {state.log_lik:.2f}, acceptance "
                              f"{self.accepted / done:.3f}\n")
             self.last = now
+
+    @contextlib.contextmanager
+    def deferred_interrupt(self):
+        """Ctrl-C stops the chain after the iteration under way, not inside it: a
+        KeyboardInterrupt raised inside a compiled kernel comes out as a SystemError
+        and would lose the run. A second Ctrl-C interrupts at once."""
+        import signal
+        import threading
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handler(signum, frame):
+            if self.interrupted:
+                raise KeyboardInterrupt
+            self.interrupted = True
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:   # a background job
+            yield
+            return
+        old = signal.signal(signal.SIGINT, handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, old)
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
 
 
-def run(cfg: dict, out, resume: bool = False, quiet: bool = False) -> dict:
-    """Run (or resume) the chains of cfg into the run directory `out`."""
+def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool = False,
+        limits: dict | None = None, warn=None) -> dict:
+    """Run (or resume) the chains of cfg into the run directory `out`. A directory
+    that holds a run is refused unless `force`; `--resume` refuses changed inputs and
+    corrupt traces (slpy.mcmc.prepare). `limits`: Program() limits of the prior's
+    queries (not settings: they change nothing unless reached). `warn(line)` gets the
+    warnings (default: standard error)."""
     from .. import __version__
     from ..data import dataset_hash
-    rd = RunDir(out)
+    from . import prepare
+    warn = warn or (lambda line: print(line, file=sys.stderr))
+    rd = RunDir(out, create=False)    # created once the checks below have passed
     if resume:
-        saved = rd.read_json("config.json")
-        cfg = {k: v for k, v in saved.items() if k not in ("slpy_version", "data_hash",
-                                                           "python", "command")}
+        cfg = {**prepare.resume_config(rd), **{k: v for k, v in cfg.items() if k == "jobs"}}
         if int(cfg.get("temper", 1)) > 1 and "swap" not in cfg:
             raise RunError(f"{out}: this tempered run was written by an slpy whose tempered "
-                           f"chains shared one random generator; it cannot be resumed by "
-                           f"this version (start it again)")
+                           f"chains shared one random generator; this version cannot "
+                           f"resume it (start it again)")
     else:
         cfg = {**DEFAULTS, **cfg}
+        rd.check_new(force)
     _check(cfg)
     train, test = load_data(cfg)
-    cfg_out = dict(cfg, slpy_version=__version__, data_hash=dataset_hash(train),
-                   python=platform.python_version())
+    dropped = _dropped_rows(cfg, train, test, warn)
+    if resume:
+        prepare.check_data_hash(rd, dataset_hash(train))
+        resume_rows = prepare.trace_rows(rd, cfg)
+    model = build_model(cfg, train, limits)   # the prior's load errors, before any chain
+    if prepare.init_term(cfg, model, train) is not None:
+        model = None                          # it has run: the chains build their own
+    if not resume:
+        prepare.start(rd, cfg, force)
+        resume_rows = [0] * cfg["chains"]
+    elif rd.read_manifest() is None:          # a run from before the manifest has one now
+        rd.write_manifest("run", prepare.inputs(cfg))
+    cfg_out = dict(cfg, format=FORMAT, slpy_version=__version__,
+                   data_hash=dataset_hash(train), python=platform.python_version())
     rd.write_config(cfg_out)
-    resume_rows = [written_rows(rd.file(f"chain_{i}") / "trace.csv") if resume else 0
-                   for i in range(cfg["chains"])]
     t0 = time.perf_counter()
     jobs, chains = cfg["jobs"], cfg["chains"]
-    # spare processes go to the tempered replicas of each chain
+    # processes beyond one a chain go to the tempered replicas of each chain
     workers = max(1, jobs // chains) if int(cfg["temper"]) > 1 else 1
     if jobs == 1 or chains == 1:
-        outs = [chain_job(cfg, i, str(out), resume_rows[i], quiet or chains > 1, workers)
+        outs = [chain_on_data(cfg, train, test, i, str(out), resume_rows[i],
+                              quiet or chains > 1,
+                              model=model if i == 0 and model is not None
+                              else build_model(cfg, train, limits), workers=workers)
                 for i in range(chains)]
     else:
         from joblib import Parallel, delayed
         outs = Parallel(n_jobs=min(jobs, chains))(
-            delayed(chain_job)(cfg, i, str(out), resume_rows[i], True, workers)
+            delayed(chain_job)(cfg, i, str(out), resume_rows[i], limits=limits,
+                               workers=workers)
             for i in range(chains))
     seconds = time.perf_counter() - t0
-    summary, text = summarise(cfg, outs, seconds, rd.path)
+    summary, text = summarise(cfg, outs, seconds, rd.path, dropped)
     _write_outputs(rd, cfg, outs, summary, text)
     return summary
 
 
+def _dropped_rows(cfg, train, test, warn) -> dict:
+    """Rows left out for a missing value, by input (a warning line for each)."""
+    from ..cliopts import dropped_warning
+    counts = {"data": (train.n_dropped,
+                       train.n_rows + (test.n_rows if cfg.get("holdout") else 0))}
+    if cfg.get("test"):
+        counts["test"] = (test.n_dropped, test.n_rows)
+    for role, (n, rows) in counts.items():
+        if n:
+            warn(dropped_warning(cfg[role], n, rows + n))
+    return {role: n for role, (n, _) in counts.items()}
+
+
 def _check(cfg):
-    for k in ("iterations", "chains", "jobs", "thin", "temper"):
-        if int(cfg[k]) < 1:
-            raise RunError(f"--{k.replace('_', '-')} must be at least 1")
-    if int(cfg["burn_in"]) < 0 or int(cfg["burn_in"]) >= int(cfg["iterations"]):
-        raise RunError("--burn-in must be at least 0 and below --iterations")
-    if cfg.get("holdout") is not None and not 0 < float(cfg["holdout"]) < 1:
-        raise RunError("--holdout must be a fraction between 0 and 1")
+    """The settings' values (the command line checks them first; this is for the
+    Python API and for a config.json read back by --resume)."""
+    import math
+    import numbers
+    for k, low in (("iterations", 1), ("chains", 1), ("jobs", 1), ("thin", 1), ("temper", 1),
+                   ("burn_in", 0), ("seed", 0), ("split_seed", 0), ("top", 0)):
+        v = cfg.get(k, low)
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < low:
+            raise RunError(f"--{k.replace('_', '-')} must be an integer of at least {low}, "
+                           f"not {v!r}")
+    if cfg["burn_in"] >= cfg["iterations"]:
+        raise RunError("--burn-in must be below --iterations")
+    d = cfg["delta_t"]
+    if not isinstance(d, numbers.Real) or not math.isfinite(d) or d <= 0:
+        raise RunError(f"--delta-t must be a finite number above 0, not {d!r}")
+    h = cfg.get("holdout")
+    if h is not None and (not isinstance(h, numbers.Real) or not 0 < h < 1):
+        raise RunError(f"--holdout must be a fraction between 0 and 1, not {h!r}")
+    from .chain import tempering_settings
     from .moves import check_proposal
     from .tempering import ladder
-    from .chain import tempering_settings
     try:
         check_proposal(cfg["proposal"])
         t = tempering_settings(cfg)
         ladder(t["k"], t["ladder"], t["delta_t"], t["min_heat"])
     except ValueError as e:
-        raise RunError(str(e))
+        raise RunError(str(e)) from None
     if cfg.get("swap") not in (None, "neighbours", "random"):
-        raise RunError("--swap must be neighbours or random")
+        raise RunError(f"--swap must be neighbours or random, not {cfg['swap']!r}")
 
 
-def summarise(cfg, outs, seconds, run_dir=None):
-    """The summary dict and text of the chains' results. With several chains and the
-    run directory, R-hat and bulk ESS of the log-likelihood, leaves and depth traces
-    (slpy.diagnostics), and a warning line when an R-hat is above 1.01."""
+TIMING = ("seconds", "iterations_per_second")   # in timing.json, not summary.json
+
+
+def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
+    """The summary dict and text of the chains' results (the text without timings:
+    same seed, same bytes; timing_line() has them). With several chains and the run
+    directory, R-hat and bulk ESS of the log-likelihood, leaves and depth traces
+    (slpy.diagnostics), and a warning line when an R-hat is above 1.01. `dropped`:
+    rows left out for a missing value, by input."""
     merged: dict = {}
     for o in outs:
         r = o["result"]
@@ -295,6 +394,7 @@ def summarise(cfg, outs, seconds, run_dir=None):
         "iterations_per_second": round(iters / max(sum(o["result"].seconds for o in outs),
                                                    1e-9), 1),
         "interrupted": any(o["result"].interrupted for o in outs),
+        "rows_with_missing_values": dropped or {},
     }
     conv = _convergence(run_dir, outs) if run_dir is not None and len(outs) > 1 else None
     if conv is not None:
@@ -307,10 +407,11 @@ def summarise(cfg, outs, seconds, run_dir=None):
         p = np.mean(preds, axis=0)
         summary.update(accuracy_figures(p, outs[0]["y_test"]))
     lines = [f"slpy run: {cfg['prior']} on {cfg['data']}",
-             f"{iters} iterations in {seconds:.1f} s "
-             f"({summary['iterations_per_second']} it/s), {len(outs)} chain(s)"
-             + (" [interrupted]" if summary["interrupted"] else ""),
-             f"acceptance rate {summary['acceptance_rate']:.3f}"]
+             f"{iters} iterations, {len(outs)} chain(s)"
+             + (" [interrupted]" if summary["interrupted"] else "")]
+    lines += [f"{n} rows of {cfg[role]} left out for a missing value"
+              for role, n in (dropped or {}).items() if n]
+    lines.append(f"acceptance rate {summary['acceptance_rate']:.3f}")
     if conv is not None:
         lines.extend(_convergence_lines(conv))
     if len(summary["moves"]) > 1:
@@ -345,6 +446,11 @@ def summarise(cfg, outs, seconds, run_dir=None):
                      f"{summary['best_log_lik']:.3f}")
         lines.append(str(bt))
     return summary, "\n".join(lines)
+
+
+def timing_line(summary) -> str:
+    return (f"time: {summary['seconds']:.1f} s, {summary['iterations_per_second']} it/s "
+            f"(timing.json)")
 
 
 _TRACES = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
@@ -401,11 +507,9 @@ def _write_outputs(rd, cfg, outs, summary, text):
     for m in rows:
         m["prob"] = m["count"] / kept
     rd.write_models(rows)
-    timing_free = {k: v for k, v in summary.items()
-                   if k not in ("seconds", "iterations_per_second")}
-    rd.write_summary(dict(timing_free, timing={"seconds": summary["seconds"],
-                                               "iterations_per_second":
-                                                   summary["iterations_per_second"]}), text)
+    rd.write_summary({k: v for k, v in summary.items() if k not in TIMING}, text)
+    rd.write_timing({**{k: summary[k] for k in TIMING},
+                     "chain_seconds": [round(o["result"].seconds, 3) for o in outs]})
     preds = [o["pred"] for o in outs if o["pred"] is not None]
     if preds:
         rd.write_predictions(outs[0]["classes"], np.mean(preds, axis=0), outs[0]["y_test"])

@@ -13,41 +13,14 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import click
 import numpy as np
 
+from .. import limits as _limits
+from ..cliopts import force_option, load_data, missing_option, target_option
+
 __all__ = ["exact"]
-
-
-def _load_data(path, target, what):
-    from ..data.dataset import load_csv, DataError
-    try:
-        return load_csv(path, class_col=target)
-    except (DataError, ValueError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint=f"'{what}'")
-
-
-def _align_test(train, test):
-    """The test rows with the training data's columns and class codes."""
-    from ..data.dataset import Dataset
-    if test.feature_names != train.feature_names:
-        raise click.BadParameter(f"{test.source}: its columns {test.feature_names} differ "
-                                 f"from the training data's {train.feature_names}",
-                                 param_hint="'--test'")
-    if train.task != "classification" or test.task != "classification":
-        raise click.BadParameter("test accuracy needs classification data",
-                                 param_hint="'--test'")
-    index = {c: i for i, c in enumerate(train.classes)}
-    labels = [test.classes[c] for c in test.y]
-    unknown = sorted(set(labels) - set(index))
-    if unknown:
-        raise click.BadParameter(f"{test.source}: class {unknown[0]!r} is not in the "
-                                 f"training data", param_hint="'--test'")
-    return Dataset(test.X, np.array([index[c] for c in labels], dtype=np.int32),
-                   list(train.feature_names), list(train.classes), "classification", 0,
-                   test.source)
 
 
 def _set_params(program, specs):
@@ -70,12 +43,15 @@ def _set_params(program, specs):
 def _consult(program, prior):
     from ..logic.program import LoadErrors
     from ..logic.terms import PrologError
+    from ..logic.kinds import Halt
     try:
         program.consult(prior)
     except LoadErrors as e:
         raise click.ClickException(str(e.errors[0]))
     except PrologError as e:
         raise click.ClickException(f"{prior}: {e}")
+    except Halt:
+        raise click.ClickException(f"{prior}: halt called while loading")
 
 
 def _fmt_p(p: float) -> str:
@@ -86,10 +62,11 @@ def _fmt_p(p: float) -> str:
 @click.argument("prior", type=click.Path(exists=True, dir_okay=False))
 @click.option("--data", type=click.Path(exists=True, dir_okay=False), default=None,
               metavar="CSV", help="Training data (CSV with a header row).")
-@click.option("--target", default=None, metavar="COLUMN",
-              help="The response column (default: class, else the last column).")
+@target_option
+@missing_option
 @click.option("--test", "test_path", type=click.Path(exists=True, dir_okay=False),
-              default=None, metavar="CSV", help="Test data for accuracy figures.")
+              default=None, metavar="CSV", help="Test data for accuracy figures (columns "
+                                                "matched to --data's by name).")
 @click.option("--bucket", type=click.IntRange(min=2), default=None, metavar="K",
               help="Bucket features with more than K distinct values to K (paper 004: 10).")
 @click.option("--bucket-method", type=click.Choice(["uniform", "quantile"]),
@@ -107,7 +84,8 @@ def _fmt_p(p: float) -> str:
                    "(paper 004, Algorithm 1).")
 @click.option("--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the run directory here.")
-@click.option("-q", "--query", default="cart(T)", show_default=True,
+@force_option
+@click.option("--query", default="cart(T)", show_default=True,
               help="The goal whose answer is the model.")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Set a prior parameter (param/2). Repeatable.")
@@ -123,6 +101,8 @@ def _fmt_p(p: float) -> str:
                                       "of memory a million).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed for samples, path sampling and the recognition check.")
+@_limits.options(what="query of the prior")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
 def exact(**kw):
     """Exact posterior of a tractable prior: MAP tree, top trees, evidence."""
     try:
@@ -136,30 +116,42 @@ def exact(**kw):
         raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
 
 
-def _exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top, samples,
-           paths, out, query, params, dirichlet_alpha, route, max_variants, max_row_sets,
-           seed):
+def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_depth, top,
+           samples, paths, out, force, query, params, dirichlet_alpha, route, max_variants,
+           max_row_sets, seed, timeout, max_steps, max_memory, quiet):
     t_start = time.perf_counter()
     timings = {}
     import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
     from ..logic.program import Program
     from ..logic.terms import PrologError
+    from ..logic.kinds import Halt
     from .compile import compile_exact, CompileError
     from .grammar import GrammarTooLarge
     from .bucket import Bucketer
+    from ..runs import RunDir, RunDirError
     if test_path is not None and data is None:
         raise click.UsageError("--test needs --data")
+    rd = None
+    if out is not None:
+        try:
+            rd = RunDir(out, create=False)
+            rd.check_new(force)    # before the work: refused, nothing is lost
+        except RunDirError as e:
+            raise click.UsageError(str(e)) from None
     train = test = bucketer = None
     if data is not None:
-        train = _load_data(data, target, "--data")
+        train = load_data(data, target, missing)
+        if train.task != "classification":
+            raise click.UsageError("the exact back end scores classes (Dirichlet): the "
+                                   "data must be a classification data set")
+        if test_path is not None:
+            test = load_data(test_path, target, missing, "--test", like=train)
         if bucket is not None:
             bucketer = Bucketer(bucket, bucket_method).fit(train.X)
-            train = bucketer.transform_dataset(train)
-        if test_path is not None:
-            test = _align_test(train, _load_data(test_path, target, "--test"))
+            train = bucketer.transform_dataset(train)   # test rows route raw
     elif bucket is not None:
         raise click.UsageError("--bucket needs --data")
-    program = Program()
+    program = Program(**_limits.program_limits(timeout, max_steps, max_memory))
     if train is not None:
         program.attach_data(train)
     pairs = _set_params(program, params)
@@ -176,9 +168,6 @@ def _exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top
             truncate = max_depth
     likelihood = None
     if train is not None:
-        if train.task != "classification":
-            raise click.UsageError("the exact back end scores classes (Dirichlet): the data "
-                                   "must be a classification data set")
         from ..trees.likelihood import DirichletLikelihood
         likelihood = DirichletLikelihood.from_dataset(train, alpha=dirichlet_alpha)
     timings["load"] = time.perf_counter() - t_start
@@ -192,6 +181,8 @@ def _exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top
         raise click.ClickException(str(e))
     except PrologError as e:
         raise click.ClickException(f"{prior}: {e}")
+    except Halt:
+        raise click.ClickException(f"{prior}: the prior called halt")
     except ValueError as e:
         raise click.ClickException(str(e))
     timings["compile"] = time.perf_counter() - t0
@@ -207,18 +198,26 @@ def _exact(prior, data, target, test_path, bucket, bucket_method, max_depth, top
         timings["samples"] = time.perf_counter() - t0
     pred = report.predictions(rng, paths, timings)
     timings["total"] = time.perf_counter() - t_start
-    text, summary, rows = report.render(best, drawn, pred, timings)
-    click.echo(text)
-    if out is not None:
+    text, summary, rows = report.render(best, drawn, pred)
+    if not quiet:
+        click.echo(text)
+        click.echo("time: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()))
+    if rd is not None:
+        try:
+            rd.start_new(force)
+        except RunDirError as e:
+            raise click.UsageError(str(e)) from None
         config = {"command": "exact", "prior": str(prior), "query": query,
-                  "data": data, "test": test_path, "target": target, "bucket": bucket,
+                  "data": data, "test": test_path, "target": target, "missing": missing,
+                  "bucket": bucket,
                   "bucket_method": bucket_method if bucket else None,
                   "bucket_representatives": bucketer.describe() if bucketer else None,
                   "max_depth": max_depth, "top": top, "samples": samples, "paths": paths,
                   "params": {n: str(v) for n, v in pairs}, "dirichlet_alpha": dirichlet_alpha,
                   "route": route, "max_variants": max_variants,
                   "max_row_sets": max_row_sets, "seed": seed}
-        report.write(Path(out), config, summary, rows, best, drawn, pred)
+        report.write(rd, config, summary, rows, best, drawn, pred)
+        rd.write_timing({k: round(v, 4) for k, v in timings.items()})
     return 0
 
 
@@ -272,7 +271,7 @@ class _Report:
             acc += math.exp(lp) * self.tree(d).predict_proba(self.test.X)
         return acc
 
-    def render(self, best, drawn, pred, timings):
+    def render(self, best, drawn, pred):
         m = self.m
         post = m.post
         d = m.describe()
@@ -297,8 +296,7 @@ class _Report:
                          "log_lik": m.log_lik(deriv) if self.train is not None else "",
                          "leaves": leaves, "depth": depth})
         summary = {"route": m.route, "family": m.family, "params": m.params,
-                   "grammar": d, "top": rows, "timings": {k: round(v, 4)
-                                                          for k, v in timings.items()}}
+                   "grammar": d, "top": rows}
         if self.train is not None:
             mp = post.map()
             tree = self.tree(mp)
@@ -332,17 +330,17 @@ class _Report:
                                  f"acc_max {a['acc_max']:.4f}, acc_prob {a['acc_prob']:.4f}")
             summary["acc_max"] = pred["ensemble"]["acc_max"]
             summary["acc_prob"] = pred["ensemble"]["acc_prob"]
-        lines.append("time: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()))
         self.text = "\n".join(lines)
         return self.text, summary, rows
 
-    def write(self, path, config, summary, rows, best, drawn, pred):
-        from ..runs import RunDir
+    def write(self, run, config, summary, rows, best, drawn, pred):
+        from ..runs import FORMAT
         from ..data.dataset import dataset_hash
         from .. import __version__
-        run = RunDir(path)
-        config = dict(config, version=__version__,
+        config = dict(config, format=FORMAT, version=__version__,
                       data_hash=dataset_hash(self.train) if self.train is not None else None)
+        run.write_manifest("exact", {"prior": config["prior"], "data": config["data"],
+                                     "test": config["test"]})
         run.write_config(config)
         run.write_models(rows)
         run.write_summary(summary, self.text)

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..data.rowsets import RowSets
 from . import _kernels as K
+from ..errors import PicklableError
 
 __all__ = ["TreeGrammar", "growtree_grammar", "phi_grammar", "FAMILIES"]
 
@@ -43,7 +44,7 @@ FAMILIES = ("growtree", "phi")
 MAX_ROW_SETS = 5_000_000      # default guard: about 1 GB a million row sets at the peak
 
 
-class GrammarTooLarge(ValueError):
+class GrammarTooLarge(PicklableError, ValueError):
     """The walk over row sets went past ``max_nonterminals``."""
 
 

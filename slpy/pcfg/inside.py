@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from ..errors import PicklableError
 from ..logic.terms import Atom, Struct, deref, Var
 from ..trees.likelihood import DirichletLikelihood, Likelihood
 from . import _kernels as K
@@ -29,7 +30,7 @@ from .grammar import TreeGrammar
 __all__ = ["TreePosterior", "ModelTermError"]
 
 
-class ModelTermError(ValueError):
+class ModelTermError(PicklableError, ValueError):
     """A term that is not a tree model term of this grammar's data."""
 
 

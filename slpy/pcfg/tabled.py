@@ -40,6 +40,7 @@ from ..logic.builtins import UniformChoice
 from ..logic.db import STOCH, SBUILTIN, USER
 from ..logic.terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, resolve,
                            term_variables, PrologError, mklist, list_items)
+from ..errors import PicklableError
 
 __all__ = ["CompileError", "NotInFragment", "Production", "TabledGrammar", "compile_slp",
            "variant_key"]
@@ -52,7 +53,7 @@ _META = {(",", 2): (0, 1), (";", 2): (0, 1), ("->", 2): (0, 1), ("*->", 2): (0, 
          ("aggregate_all", 3): (1,), ("catch", 3): (0, 2), ("::", 2): (1,), (":", 2): (1,)}
 
 
-class CompileError(ValueError):
+class CompileError(PicklableError, ValueError):
     """The program could not be compiled; ``str()`` is one line naming the clause."""
 
     def __init__(self, reason: str, clause=None):

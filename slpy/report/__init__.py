@@ -13,7 +13,8 @@
 The R-hat and ESS estimators themselves are in slpy.diagnostics. Nothing here
 imports matplotlib until a figure is drawn.
 """
+from ..errors import PicklableError
 
 
-class ReportError(Exception):
+class ReportError(PicklableError):
     """A bad run directory or input: the message is one line for the user."""

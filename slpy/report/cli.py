@@ -10,6 +10,7 @@ import functools
 import click
 
 from . import ReportError
+from ..cliopts import missing_option
 
 __all__ = ["report_cmd", "predict_cmd"]
 
@@ -69,12 +70,13 @@ def report_cmd(run_dir, out, top, test, exact):
 @click.option("--exact", is_flag=True,
               help="Add the exact posterior predictive of an MCMC run (PCFG back end; "
                    "tractable priors only).")
+@missing_option
 @_one_line_errors
-def predict_cmd(run_dir, data, out, exact):
+def predict_cmd(run_dir, data, out, exact, missing):
     """Per-row class probabilities (or means) of a run's posterior for new data."""
     from .predict import predict_run
     try:
-        lines = predict_run(run_dir, data, out, exact)
+        lines = predict_run(run_dir, data, out, exact, missing)
     except BrokenPipeError:           # `slpy predict ... | head`: the reader has gone
         import os
         import sys

@@ -122,13 +122,15 @@ def top_trees(runs, k: int = 5, extra: dict | None = None) -> dict:
 # -- test-set predictions --------------------------------------------------------------------
 
 def _test_key(r):
+    from ..runs import resolve_input
+    from .predict import _target
     cfg = r.config
     if cfg.get("test"):
-        return ("file", str(Path(cfg["test"]).resolve()))
+        return ("file", str(Path(resolve_input(r.path, cfg, "test")).resolve()))
     if r.kind == "mcmc" and cfg.get("holdout"):
         split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg.get("seed")
-        return ("holdout", str(Path(cfg["data"]).resolve()), cfg["holdout"], split_seed,
-                cfg.get("class_col"))
+        return ("holdout", str(Path(resolve_input(r.path, cfg, "data")).resolve()),
+                cfg["holdout"], split_seed, _target(cfg))
     return None
 
 
@@ -144,7 +146,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     "sets": [(label, probs [n, C])], "note", "true"}, or {} when there is nothing to
     compare.
     """
-    from .predict import load_run_data, mcmc_predictive, exact_posterior, read_rows
+    from .predict import load_run_data, mcmc_predictive, exact_posterior, read_rows, _target
     cache: dict = {}
 
     def data_of(r):
@@ -161,8 +163,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     sets = []
     if test_csv is not None:
         ref = next((r for r in runs if r.kind == "mcmc"), runs[0])
-        X, true, _ = read_rows(test_csv, data_of(ref)[0].train,
-                               ref.config.get("class_col") or ref.config.get("target"))
+        X, true, _ = read_rows(test_csv, data_of(ref)[0].train, _target(ref.config))
         sets = [(r.label, predictive(r, X)) for r in runs]
         note = f"the rows of {test_csv}"
         classes = data_of(ref)[0].train.classes

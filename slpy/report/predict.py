@@ -25,15 +25,15 @@ __all__ = ["parse_canonical", "tree_from_canonical", "RunData", "load_run_data",
            "mcmc_predictive", "ExactPosterior", "exact_posterior", "read_rows",
            "predict_run"]
 
-MISSING = ("?", "", "NA")
-
 
 # -- canonical model terms -------------------------------------------------------------------
 
 def parse_canonical(text: str, feature_names) -> list:
     """The nodes of a canonical model term (slpy.trees.model.canonical) in pre-order:
     ("node", feature name, threshold) or ("leaf",)."""
-    names = sorted(feature_names, key=len, reverse=True)  # longest match first
+    from ..trees.model import feature_key
+    keys = {feature_key(f): f for f in feature_names}
+    names = sorted(keys, key=len, reverse=True)  # longest match first
     out = []
     i, n, need, closes = 0, len(text), 1, 0
     while i < n:
@@ -53,7 +53,7 @@ def parse_canonical(text: str, feature_names) -> list:
                 thr = None
             if thr is None:
                 raise ReportError(f"not a split of this data at {text[i:i + 40]!r}")
-            out.append(("node", name, thr))
+            out.append(("node", keys[name], thr))
             i = j + 1
             need += 1
         else:
@@ -130,37 +130,41 @@ class RunData:
         return self._rowsets
 
 
-def _existing(path, what):
-    if path is None:
-        return None
-    if not Path(path).is_file():
-        raise ReportError(f"the {what} {path} named in config.json is not there (run slpy "
-                          f"from the directory the run was started in)")
-    return str(path)
+def _existing(run, cfg, role, what):
+    """The file of one of the run's inputs, from any directory (slpy.runs.resolve_input)."""
+    from ..runs import resolve_input
+    path = resolve_input(run.path, cfg, role)
+    if path is not None and not Path(path).is_file():
+        raise ReportError(f"the {what} {cfg[role]} named in config.json is not there "
+                          f"(moved or deleted since the run)")
+    return path
 
 
 def load_run_data(run) -> RunData:
     """Read the training (and, for MCMC runs, test) data as the run did."""
     from ..data import DataError, dataset_hash, load_csv
+    from ..mcmc.run import RunError
     cfg = dict(run.config)
     if not cfg.get("data"):
         raise ReportError(f"{run.path}: the run has no training data")
-    cfg["data"] = _existing(cfg["data"], "training data")
+    cfg["data"] = _existing(run, cfg, "data", "training data")
     bucketer = None
     try:
         if run.kind == "mcmc":
             from ..mcmc.run import load_data
-            cfg["test"] = _existing(cfg.get("test"), "test data")
+            cfg["test"] = _existing(run, cfg, "test", "test data")
             train, test, bucketer = load_data(cfg, with_bucketer=True)
             alpha = cfg.get("alpha", 1.0)
         else:
-            train, test = load_csv(cfg["data"], class_col=cfg.get("target")), None
+            train = load_csv(cfg["data"], class_col=cfg.get("target"),
+                             on_missing=cfg.get("missing", "drop"))
+            test = None
             if cfg.get("bucket"):
                 from ..pcfg.bucket import Bucketer
                 bucketer = Bucketer(cfg["bucket"], cfg.get("bucket_method") or "uniform")
                 train = bucketer.fit(train.X).transform_dataset(train)
             alpha = cfg.get("dirichlet_alpha", 1.0)
-    except (DataError, ValueError, OSError) as e:
+    except (DataError, RunError, ValueError, OSError) as e:
         raise ReportError(f"{run.path}: cannot read the run's data: {e}")
     if cfg.get("data_hash") and dataset_hash(train) != cfg["data_hash"]:
         raise ReportError(f"{run.path}: {cfg['data']} is not the data the run used "
@@ -251,7 +255,10 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     from ..pcfg.compile import compile_exact, CompileError
     from ..pcfg.grammar import GrammarTooLarge
     from ..trees.likelihood import DirichletLikelihood
-    cfg = run.config
+    from ..limits import program_limits, TIMEOUT, MAX_STEPS
+    from ..logic.kinds import Halt
+    cfg = dict(run.config, prior=_existing(run, run.config, "prior", "prior"))
+    limits = program_limits(TIMEOUT, MAX_STEPS, None)   # the defaults of every command
     if data.train.task != "classification" or cfg.get("likelihood") not in (None, "dirichlet"):
         raise ReportError(f"{run.path}: the exact back end scores classes with the Dirichlet "
                           f"likelihood; this run does not")
@@ -259,9 +266,9 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
         kw = {}
         if run.kind == "mcmc":
             from ..mcmc.run import build_model
-            program = build_model(cfg, data.train).program
+            program = build_model(cfg, data.train, limits).program
         else:
-            program = Program()
+            program = Program(**limits)
             program.attach_data(data.train)
             for name, text in (cfg.get("params") or {}).items():
                 program.set_param(name, program.parse_query(text)[0])
@@ -280,6 +287,8 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     except (CompileError, GrammarTooLarge, ValueError) as e:
         raise ReportError(f"{run.path}: the exact back end does not apply: "
                           f"{str(e).splitlines()[0]}")
+    except Halt:
+        raise ReportError(f"{run.path}: the prior {cfg.get('prior')} called halt")
     except (LoadErrors, PrologError, OSError) as e:
         raise ReportError(f"{run.path}: cannot load the prior {cfg.get('prior')}: "
                           f"{str(e).splitlines()[0]}")
@@ -288,61 +297,38 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
 
 # -- new rows --------------------------------------------------------------------------------
 
-def read_rows(path, train, class_col: str | None = None) -> tuple:
+def read_rows(path, train, class_col: str | None = None, missing: str = "drop") -> tuple:
     """(X [n, p] in the training data's column order, true labels or None, number of
-    rows dropped for a missing value) of a CSV file with a header naming the features.
-    The labels are the column ``class_col``, else ``class``, else the one column that is
-    not a feature, when there is one."""
-    path = Path(path)
+    rows left out for a missing value) of a CSV file whose header names the features
+    (in any order). The labels are the column ``class_col``, else ``class``, when the
+    file has it; an unknown column, or a class the training data lack, is an error."""
+    from ..data.dataset import DataError, read_rows as read, encode_labels
     try:
-        with open(path, newline="") as f:
-            rows = [r for r in csv.reader(f) if r]
-    except (OSError, UnicodeDecodeError) as e:
-        raise ReportError(f"{path}: cannot read ({e})")
-    if not rows:
-        raise ReportError(f"{path}: empty file")
-    header = [h.strip() for h in rows[0]]
-    missing = [f for f in train.feature_names if f not in header]
-    if missing:
-        raise ReportError(f"{path}: no column {missing[0]!r} (the run's features are "
-                          f"{', '.join(train.feature_names)})")
-    extra = [h for h in header if h not in train.feature_names]
-    label = class_col if class_col in extra else "class" if "class" in extra else \
-        extra[0] if len(extra) == 1 else None
-    cols = [header.index(f) for f in train.feature_names]
-    X, y, dropped = [], [], 0
-    for line, r in enumerate(rows[1:], 2):
-        if len(r) != len(header):
-            raise ReportError(f"{path}: line {line} has {len(r)} fields, the header "
-                              f"{len(header)}")
-        vals = [r[j].strip() for j in cols]
-        if any(v in MISSING for v in vals):
-            dropped += 1
-            continue
-        try:
-            X.append([float(v) for v in vals])
-        except ValueError:
-            raise ReportError(f"{path}: line {line}: a feature value is not a number")
-        if label is not None:
-            y.append(r[header.index(label)].strip())
-    if not X:
-        raise ReportError(f"{path}: no complete rows")
-    return np.array(X, dtype=float), (y if label is not None else None), dropped
+        rows = read(path, class_col, like=train, response=False, on_missing=missing)
+        if rows.labels is not None and train.task == "classification":
+            encode_labels(path, rows.labels, train.classes, rows.lines)
+    except DataError as e:
+        raise ReportError(str(e)) from None
+    return rows.X, rows.labels, rows.n_dropped
+
+
+def _target(config):
+    return config.get("target") or config.get("class_col")   # class_col: older runs
 
 
 def _fmt(x) -> str:
     return repr(round(float(x), 12))
 
 
-def predict_run(run_dir, test_csv, out=None, exact: bool = False) -> list[str]:
+def predict_run(run_dir, test_csv, out=None, exact: bool = False,
+                missing: str = "drop") -> list[str]:
     """Write the predictions of the run at run_dir for the rows of test_csv (to the file
     out, or standard output); returns summary lines (accuracy when labels are given)."""
     from .rundir import load_run
     from ..runs import accuracy_figures
     run = load_run(run_dir)
     data = load_run_data(run)
-    X, labels, dropped = read_rows(test_csv, data.train, run.config.get("class_col")
-                                   or run.config.get("target"))
+    X, labels, dropped = read_rows(test_csv, data.train, _target(run.config), missing)
     classify = data.train.task == "classification"
     columns, blocks = [], {}
     if run.kind == "mcmc":
@@ -369,11 +355,9 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False) -> list[str]:
                                  else "") + (f" -> {out}" if out else "")]
     if labels is not None and classify:
         index = {c: k for k, c in enumerate(data.train.classes)}
-        known = [k for k, lab in enumerate(labels) if lab in index]
-        if known:
-            y = np.array([index[labels[k]] for k in known])
-            for name, p in blocks.items():
-                a = accuracy_figures(p[known], y)
-                lines.append(f"{name}: acc_max {a['acc_max']:.4f}, acc_prob "
-                             f"{a['acc_prob']:.4f} ({len(known)} labelled rows)")
+        y = np.array([index[lab] for lab in labels])
+        for name, p in blocks.items():
+            a = accuracy_figures(p, y)
+            lines.append(f"{name}: acc_max {a['acc_max']:.4f}, acc_prob "
+                         f"{a['acc_prob']:.4f} ({len(y)} labelled rows)")
     return lines

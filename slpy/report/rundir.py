@@ -141,6 +141,11 @@ def load_run(path) -> Run:
         raise ReportError(f"{path}: no such run directory")
     if not (path / "config.json").is_file():
         raise ReportError(f"{path}: not a run directory (no config.json)")
+    from ..runs import RunDir, RunDirError
+    try:
+        RunDir(path, create=False).read_manifest()     # a format this slpy reads
+    except RunDirError as e:
+        raise ReportError(str(e)) from None
     try:
         config = json.loads((path / "config.json").read_text())
         summary = json.loads((path / "summary.json").read_text()) \

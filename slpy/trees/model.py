@@ -6,15 +6,18 @@ prints readably, exports to JSON and back, and predicts new rows.
 """
 from __future__ import annotations
 
+import functools
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import PicklableError
 from ..logic.terms import Atom, Struct, Var, deref
 
 
-class ModelTermError(ValueError):
+class ModelTermError(PicklableError, ValueError):
     pass
 
 
@@ -89,6 +92,20 @@ def shape(term) -> tuple[int, int]:
     return leaves, depth
 
 
+@functools.lru_cache(maxsize=4096)
+def feature_key(name) -> str:
+    """A feature's name as canonical keys write it: as it is when it is made of
+    letters, digits and underscores, else quoted as a Prolog atom ('a,b', 'my col'),
+    so that no name can break the key apart."""
+    if _PLAIN_NAME.match(name):
+        return name
+    from ..lang.writer import quote_text
+    return quote_text(name)
+
+
+_PLAIN_NAME = re.compile(r"\w+\Z", re.ASCII)
+
+
 def canonical(term) -> str:
     """A key for a model that does not depend on row-set ids: the tree's structure
     (given the data, the structure determines the leaves' rows)."""
@@ -103,7 +120,7 @@ def canonical(term) -> str:
         if type(t) is Struct and t.name == "node" and len(t.args) == 4:
             f = deref(t.args[0])
             v = deref(t.args[1])
-            parts.append(f"node({f.name if type(f) is Atom else f},{v!r},")
+            parts.append(f"node({feature_key(f.name) if type(f) is Atom else f},{v!r},")
             stack.append(")")
             stack.append(t.args[3])
             stack.append(",")

@@ -4,12 +4,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slpy.data import (DataError, Dataset, dataset_hash, from_arrays, load_csv,
-                       train_test_split)
+from slpy.data import (DataError, Dataset, MissingValueError, dataset_hash, from_arrays,
+                       load_csv, read_rows, train_test_split)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data"
-BCW_FULL = ROOT.parent / "shared" / "data" / "bcw_full.csv"
+BCW_FULL = ROOT / "examples" / "data" / "bcw_full.csv"
 
 # (file, rows, predictors, {class: count}) as in examples/data/README.md
 BUNDLED = [
@@ -43,7 +43,6 @@ def test_values_match_the_file():
     assert ds.classes[ds.y[0]] == "setosa" and ds.classes[ds.y[-1]] == "virginica"
 
 
-@pytest.mark.skipif(not BCW_FULL.exists(), reason="shared data not present")
 def test_bcw_full_drops_sixteen_rows():
     full = load_csv(BCW_FULL, exclude=["id"])
     assert (full.n_rows, full.n_dropped) == (683, 16)
@@ -106,11 +105,53 @@ def test_class_column_selection(tmp_path):
     assert "'zzz'" in _one_line_error(f, class_col="label", exclude=["zzz"])
 
 
-def test_last_column_default_and_non_numeric_predictor(tmp_path):
+def test_no_class_column_is_an_error_not_a_guess(tmp_path):
+    # the last column was once taken as the response: a predictor, silently
     f = tmp_path / "d.csv"
     f.write_text("label,a,b\nx,1,2\ny,3,4\n")
-    msg = _one_line_error(f)   # b is the response, so "label" must be numeric
+    assert "no column named 'class'" in _one_line_error(f)
+    msg = _one_line_error(f, class_col="b")   # b is the response: "label" must be numeric
     assert "'label'" in msg and "line 2" in msg
+
+
+def test_missing_values_are_counted_or_refused(tmp_path):
+    f = tmp_path / "d.csv"
+    f.write_text("a,b,class\n1,2,p\nNaN,3,q\n4,N/A,p\n5,6,q\n")
+    assert load_csv(f).n_dropped == 2
+    with pytest.raises(MissingValueError) as e:
+        load_csv(f, on_missing="error")
+    assert "line 3, column 'a'" in str(e.value) and "2 of 4 rows" in str(e.value)
+    assert load_csv(BCW_FULL, exclude=["id"], on_missing="drop").n_dropped == 16
+
+
+def test_new_data_are_matched_by_column_name(tmp_path):
+    train = tmp_path / "train.csv"
+    train.write_text("a,b,class\n1,10,p\n2,20,q\n3,30,p\n")
+    ds = load_csv(train)
+    # the same rows with the columns in another order: the same matrix
+    moved = tmp_path / "moved.csv"
+    moved.write_text("class,b,a\np,10,1\nq,20,2\np,30,3\n")
+    again = load_csv(moved, like=ds)
+    np.testing.assert_array_equal(again.X, ds.X)
+    assert again.y.tolist() == ds.y.tolist() and again.classes == ds.classes
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text("a,c,class\n1,10,p\n")
+    assert "no column 'b'" in _one_line_error(renamed, like=ds)
+    extra = tmp_path / "extra.csv"
+    extra.write_text("a,b,c,class\n1,10,5,p\n")
+    assert "column 'c' is not a feature" in _one_line_error(extra, like=ds)
+    unseen = tmp_path / "unseen.csv"
+    unseen.write_text("a,b,class\n1,10,p\n2,20,r\n")
+    assert "line 3: class 'r' is not one of the training data's classes (p, q)" in \
+        _one_line_error(unseen, like=ds)
+    # rows to predict: the response is optional, the features still match by name
+    rows = read_rows(moved, like=ds, response=False)
+    np.testing.assert_array_equal(rows.X, ds.X)
+    assert rows.labels == ["p", "q", "p"]
+    features_only = tmp_path / "x.csv"
+    features_only.write_text("b,a\n10,1\n")
+    rows = read_rows(features_only, like=ds, response=False)
+    assert rows.labels is None and rows.X.tolist() == [[1.0, 10.0]]
 
 
 def test_missing_markers_and_numeric_class_order(tmp_path):

@@ -17,16 +17,10 @@ DATA = str(ROOT / "examples" / "data" / "kyphosis.csv")
 
 
 def run_dir_bytes(d: Path) -> dict:
-    out = {}
-    for f in sorted(d.rglob("*")):
-        if f.is_file() and f.name != "summary.txt":
-            data = f.read_bytes()
-            if f.name == "summary.json":
-                s = json.loads(data)
-                s.pop("timing")
-                data = json.dumps(s, sort_keys=True).encode()
-            out[str(f.relative_to(d))] = data
-    return out
+    """Every file of a run directory but timing.json, the one that holds timings."""
+    assert (d / "timing.json").is_file()
+    return {str(f.relative_to(d)): f.read_bytes() for f in sorted(d.rglob("*"))
+            if f.is_file() and f.name != "timing.json"}
 
 
 def slpy(*args):
@@ -41,8 +35,9 @@ def test_same_seed_same_bytes(tmp_path):
     slpy("run", *common, "--out", str(tmp_path / "b"))
     a, b = run_dir_bytes(tmp_path / "a"), run_dir_bytes(tmp_path / "b")
     assert a == b
-    assert {"config.json", "models.csv", "summary.json", "predictions.csv",
-            "chain_0/trace.csv", "chain_0/models.csv"} <= set(a)
+    assert {"config.json", "manifest.json", "models.csv", "summary.json", "summary.txt",
+            "predictions.csv", "chain_0/trace.csv", "chain_0/models.csv"} <= set(a)
+    assert "seconds" not in a["summary.json"].decode() + a["summary.txt"].decode()
 
 
 def test_jobs_do_not_change_the_chains(tmp_path):
@@ -142,3 +137,37 @@ def test_undeclared_parameter_is_an_error():
                                   "-q"])
     assert r.exit_code != 0
     assert "declares no parameter alpah" in r.output and "Traceback" not in r.output
+
+
+def test_progress_clock_starts_at_the_first_iteration(capsys):
+    # compiling the kernels and drawing the start once made the first estimate read
+    # 43 hours: the time before the first iteration does not count
+    from types import SimpleNamespace
+    from slpy.mcmc.run import Progress
+    p = Progress(1000, "chain 0")
+    time.sleep(0.5)                      # the start: kernels compiling
+    state, info = SimpleNamespace(log_lik=-1.0), SimpleNamespace(accepted=True)
+    p(SimpleNamespace(it=0, state=state, info=info))
+    p(SimpleNamespace(it=999, state=state, info=info))
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("chain 0: 1000/1000 it,")
+    assert int(line.split(",")[1].split()[0]) > 10_000, line   # not 999 / 0.5 s
+
+
+def test_ctrl_c_is_deferred_to_the_end_of_an_iteration():
+    import signal
+    from types import SimpleNamespace
+    from slpy.mcmc.run import Progress
+    p = Progress(10, "chain 0", show=False)
+    sweep = SimpleNamespace(it=2, state=SimpleNamespace(log_lik=0.0),
+                            info=SimpleNamespace(accepted=False))
+    with p.deferred_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)   # lands inside an iteration: noted only
+        time.sleep(0.05)
+        try:
+            p(sweep)                          # the iteration's end: the chain stops here
+        except KeyboardInterrupt:
+            stopped = True
+        else:
+            stopped = False
+    assert stopped and signal.getsignal(signal.SIGINT) is signal.default_int_handler

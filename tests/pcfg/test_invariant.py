@@ -16,7 +16,7 @@ from slpy.pcfg.tabled import compile_slp
 from slpy.trees.likelihood import DirichletLikelihood
 from slpy.trees.model import canonical
 
-from ..conftest import SHARED
+from ..conftest import EXAMPLES
 from .conftest import tiny_dataset, program
 
 P_MIN = 1e-3
@@ -61,7 +61,7 @@ def sampler_counts(p, n, seed, key=canonical):
 
 
 def test_growtree_sampler_matches_exact_prior():
-    ds = load_csv(SHARED / "data" / "kyphosis.csv").take(np.arange(16))
+    ds = load_csv(EXAMPLES / "kyphosis.csv").take(np.arange(16))
     p = program("growtree.slp", ds, min_leaf=3)
     post = TreePosterior(growtree_grammar(p.rowsets, 0.95, 1.0, 3))
     probs = tree_probs(post)

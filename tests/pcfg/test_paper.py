@@ -15,9 +15,9 @@ from slpy.pcfg.inside import TreePosterior
 from slpy.trees.likelihood import DirichletLikelihood
 from slpy.trees.model import canonical
 
-from ..conftest import SHARED
+from ..conftest import EXAMPLES
 
-DATA = SHARED / "data"
+DATA = EXAMPLES
 
 
 def hidden_xor(n, seed):

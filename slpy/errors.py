@@ -1,0 +1,25 @@
+"""Exceptions that reach the user intact from another process.
+
+Chains run in joblib worker processes, whose exceptions come back pickled. Python
+unpickles an exception by calling its class with ``args``, which fails (or garbles the
+message) for any class whose ``__init__`` takes other arguments than the message.
+:class:`PicklableError` restores ``args`` and the attributes as they were instead.
+This module imports nothing, so every layer can use it.
+"""
+from __future__ import annotations
+
+__all__ = ["PicklableError"]
+
+
+class PicklableError(Exception):
+    """Base of slpy's exceptions: unpickles without replaying ``__init__``."""
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
+
+
+def _restore(cls, args, state):
+    e = cls.__new__(cls)
+    e.args = args
+    e.__dict__.update(state)
+    return e

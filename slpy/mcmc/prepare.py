@@ -1,0 +1,146 @@
+"""Before `slpy run` starts or resumes: the run directory, its inputs, the traces, the
+initial tree. Each refusal is a one-line RunError; nothing is written before the checks
+pass, so a refused run leaves the directory as it was."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..runs import RunDir, RunDirError, changed_inputs
+
+# settings a run's config.json must hold for `--resume`
+REQUIRED = ("prior", "data", "query", "iterations", "burn_in", "thin", "proposal", "temper",
+            "delta_t", "chains", "seed", "init", "top")
+# what config.json records about the run besides its settings
+BOOKKEEPING = ("slpy_version", "data_hash", "python", "command", "format")
+# one way to name the response column (older runs wrote class_col)
+RENAMED = {"class_col": "target"}
+
+
+def inputs(cfg: dict) -> dict:
+    """The run's input files by role (the init file when --init names one)."""
+    init = cfg.get("init") or "prior"
+    return {"prior": cfg.get("prior"), "data": cfg.get("data"), "test": cfg.get("test"),
+            "init": None if init in ("prior", "greedy") else init}
+
+
+def start(rd: RunDir, cfg: dict, force: bool) -> None:
+    """A new run into rd: refuse a directory that holds a run (unless force, which
+    clears it) and write the manifest of the inputs."""
+    rd.start_new(force)
+    rd.write_manifest("run", inputs(cfg))
+
+
+def resume_config(rd: RunDir) -> dict:
+    """The settings of the run in rd, checked for --resume: config.json must be a run's,
+    and the inputs the manifest records must be there, unchanged."""
+    from .run import RunError
+    where = f"{rd.path}: cannot resume"
+    f = rd.file("config.json")
+    if not f.is_file():
+        raise RunError(f"{where}: no config.json (not a run directory of slpy run)")
+    try:
+        saved = rd.read_json("config.json")
+    except (OSError, ValueError) as e:
+        raise RunError(f"{where}: config.json does not read ({e})") from None
+    if not isinstance(saved, dict) or saved.get("command", "run") != "run":
+        raise RunError(f"{where}: config.json is not the settings of an slpy run")
+    saved = {RENAMED.get(k, k): v for k, v in saved.items()}
+    missing = [k for k in REQUIRED if k not in saved]
+    if missing:
+        raise RunError(f"{where}: config.json has no setting {missing[0]!r}")
+    try:
+        manifest = rd.read_manifest()
+    except RunDirError as e:
+        raise RunError(f"{where}: {e}") from None
+    cfg = {k: v for k, v in saved.items() if k not in BOOKKEEPING}
+    if manifest is not None:
+        changed = changed_inputs(manifest)
+        if changed:
+            raise RunError(f"{where}: {changed[0]}")
+    return cfg
+
+
+def check_data_hash(rd: RunDir, data_hash: str) -> None:
+    """For a run written before the manifest: its data must hash as they did."""
+    from .run import RunError
+    saved = rd.read_json("config.json").get("data_hash")
+    if saved and saved != data_hash:
+        raise RunError(f"{rd.path}: cannot resume: the data changed since the run started "
+                       f"(their hash differs from config.json's)")
+
+
+def trace_rows(rd: RunDir, cfg: dict) -> list[int]:
+    """The complete rows of each chain's trace, checked (a corrupt trace: RunError)."""
+    from .chain import check_trace, TraceError
+    from .run import RunError
+    try:
+        return [check_trace(rd.file(f"chain_{i}") / "trace.csv", cfg)
+                for i in range(cfg["chains"])]
+    except TraceError as e:
+        raise RunError(f"cannot resume: {e}") from None
+
+
+def init_term(cfg: dict, model, train):
+    """The model term --init names (None: start from the prior), checked: the prior
+    must be able to produce it, else every chain would try to reach it for ever."""
+    from .run import RunError, _init_term
+    init = cfg.get("init") or "prior"
+    if init == "prior":
+        return None
+    if init != "greedy" and not Path(init).is_file():
+        raise RunError(f"--init {init}: no such file (give prior, greedy or a file "
+                       f"holding a model term)")
+    from ..logic.terms import PrologError
+    try:
+        term = _init_term(cfg, model, train)
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunError(f"--init {init}: cannot read the file ({e})") from None
+    except PrologError as e:     # a syntax error
+        raise RunError(f"--init {init}: not a term ({str(e).splitlines()[0]})") from None
+    bad = _not_a_tree(term)
+    if bad is not None:
+        raise RunError(f"--init {init}: not a model term node(Feature, Threshold, L, R) "
+                       f"/ leaf: {bad}")
+    _reachable(model, term, init)
+    return term
+
+
+def _not_a_tree(term):
+    """The first part of term that is not a node/4 with an atom and a number or a
+    leaf (leaf or leaf(Rows)), or None."""
+    from ..logic.terms import Atom, Struct, deref
+    from ..lang.writer import term_to_text
+    stack = [term]
+    while stack:
+        t = deref(stack.pop())
+        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
+            f, v = deref(t.args[0]), deref(t.args[1])
+            if type(f) is not Atom or type(v) not in (int, float):
+                return term_to_text(t, quoted=True)[:60]
+            stack.extend((t.args[3], t.args[2]))
+        elif not (t == Atom("leaf") or type(t) is Struct and t.name == "leaf"
+                  and len(t.args) == 1):
+            return term_to_text(t, quoted=True)[:60]
+    return None
+
+
+def _reachable(model, term, init):
+    """One run of the query with its answer bound to the tree (the chains' own start
+    redoes it with their generators): backtrackable sampling explores every choice,
+    so a failure means the prior gives the tree probability 0."""
+    import numpy as np
+    from ..logic.terms import unify, undo_to
+    from .model import _open_leaves
+    from .run import RunError
+    what = "slpy's greedy tree" if init == "greedy" else f"the tree in {init}"
+    goal, ans = model._fresh_goal()
+    eng = model.engine
+    mark = len(eng.trail)
+    try:
+        ok = unify(ans, _open_leaves(term), eng.trail) and \
+            eng.run_sampling(goal, np.random.default_rng(0))[0]
+    finally:
+        undo_to(eng.trail, mark)
+    if not ok:
+        raise RunError(f"--init {init}: the prior gives {what} probability 0 (it cannot "
+                       f"produce it); start from the prior or another tree")
