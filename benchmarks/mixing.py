@@ -21,7 +21,7 @@ sampler it prints:
         [--json FILE]
 
 --large adds LR (letter) and WF (waveform, from ../shared/data) with --large-budget
-(default 600 s) per seed. --quick: 2 CPU-seconds per run, Kyphosis and BCW, two seeds
+(default 600 s) per seed. --quick: 1 CPU-second per run, Kyphosis and BCW, two seeds
 (the test suite runs it).
 """
 from __future__ import annotations
@@ -232,7 +232,7 @@ def main(argv=None):
         budget[n] = a.large_budget
     if a.quick:
         names, seeds = ["K", "BCW"], seeds[:2]
-        budget = {n: 2.0 for n in names}
+        budget = {n: 1.0 for n in names}
     samplers = [s for s in a.samplers.split(",") if s] + a.sampler
     missing = [n for n in names if not (ROOT / DATA[n][0]).exists()]
     for n in missing:

@@ -80,10 +80,15 @@ _SHARED = {
     "burn_in": (_burn_in, "an integer >= 0 (iterations) or a float in [0, 1) "
                           "(a fraction of n_iter)"),
     "thin": (_int(1), "an integer >= 1"),
-    "proposal": (lambda v: isinstance(v, str), "'uc', 'q0' or 'cycle:N'"),
+    "proposal": (lambda v: isinstance(v, str), "'default', a move ('uc', 'q0', "
+                 "'cycle:N', 'change', 'swap', 'exact[:H]') or a mixture "
+                 "'uc:0.5,change:0.5'"),
     "n_chains": (_int(1), "an integer >= 1"),
     "tempering": (_int(1), "an integer >= 1 (1: no tempering)"),
     "delta_t": (_real(0, lo_open=True), "a number > 0"),
+    "min_heat": (_none_or(_real(0, 1, lo_open=True, hi_open=True)),
+                 "None or a number strictly between 0 and 1"),
+    "swap": (_choice("neighbours", "random"), "'neighbours' or 'random'"),
     "init": (_choice("prior", "greedy"), "'prior' or 'greedy'"),
     "bucket": (_none_or(_int(2)), "None or an integer >= 2"),
     "n_trees": (_int(1), "an integer >= 1"),
@@ -109,9 +114,9 @@ class BayesianTreeBase(BaseEstimator):
         if self._burn_in() >= self.n_iter:
             raise ValueError(f"{name}: burn_in ({self.burn_in!r}) leaves no kept "
                              f"iterations of n_iter={self.n_iter}")
-        from ..mcmc.kernel import make_proposal
+        from ..mcmc.moves import check_proposal
         try:
-            make_proposal(self.proposal)
+            check_proposal(self.proposal)
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
         clash = {"alpha", "beta", "min_leaf"} & set(self.prior_params or {})
@@ -173,6 +178,8 @@ class BayesianTreeBase(BaseEstimator):
                    iterations=int(self.n_iter), burn_in=self._burn_in(),
                    thin=int(self.thin), proposal=self.proposal,
                    temper=int(self.tempering), delta_t=float(self.delta_t),
+                   min_heat=None if self.min_heat is None else float(self.min_heat),
+                   swap=self.swap,
                    chains=int(self.n_chains), seed=seed, init=self.init, top=1,
                    alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
         trees, trace = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs)

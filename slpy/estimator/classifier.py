@@ -28,9 +28,9 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
 
     def __init__(self, *, prior="growtree", alpha=None, beta=None, min_leaf=None,
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
-                 burn_in=0.2, thin=1, proposal="uc", n_chains=1, tempering=1, delta_t=0.2,
-                 init="prior", bucket=None, n_trees=20, dirichlet_alpha=1.0, n_jobs=None,
-                 random_state=None):
+                 burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=1,
+                 delta_t=0.2, min_heat=None, swap="neighbours", init="prior", bucket=None,
+                 n_trees=20, dirichlet_alpha=1.0, n_jobs=None, random_state=None):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -45,6 +45,8 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
         self.n_chains = n_chains
         self.tempering = tempering
         self.delta_t = delta_t
+        self.min_heat = min_heat
+        self.swap = swap
         self.init = init
         self.bucket = bucket
         self.n_trees = n_trees

@@ -29,7 +29,7 @@ import math
 from ..logic.db import STOCH
 from ..logic.terms import Struct, deref
 
-__all__ = ["exact_move", "parse_depth", "ExactMoveError", "DEFAULT_DEPTH"]
+__all__ = ["exact_move", "exact_applies", "parse_depth", "ExactMoveError", "DEFAULT_DEPTH"]
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 6
@@ -85,23 +85,37 @@ def _rows_of(node) -> int:
     raise ExactMoveError(f"the tree node {node.call} has no row set argument")
 
 
-def exact_move(model, name: str = "exact"):
-    from ..pcfg.block import GrowtreeBlock
+def _setting(model):
+    """(GROWTREE parameters, (tree predicate, leaf clause, node clause)) of a model the
+    exact move applies to; ExactMoveError saying why not otherwise."""
     from ..pcfg.compile import detect_family
     from ..trees.likelihood import DirichletLikelihood
-    from .moves import Move
-    h_max = parse_depth(name)
-    program = model.program
-    fam = detect_family(program) if model.rowsets is not None else None
+    fam = detect_family(model.program) if model.rowsets is not None else None
     if fam is None or fam[0] != "growtree":
         raise ExactMoveError("the exact move needs a GROWTREE prior (priors/growtree.slp: "
                              "uniform_split/3 and the parameters alpha, beta and "
                              "min_leaf) and data")
-    params = fam[1]
     lik = model.likelihood
     if lik is not None and type(lik) is not DirichletLikelihood:
         raise ExactMoveError("the exact move needs the Dirichlet likelihood")
-    pred, leaf_clause, node_clause = _tree_predicate(program)
+    return fam[1], _tree_predicate(model.program)
+
+
+def exact_applies(model) -> bool:
+    """Can the exact move run on this model (prior, data and likelihood)?"""
+    try:
+        _setting(model)
+    except ExactMoveError:
+        return False
+    return True
+
+
+def exact_move(model, name: str = "exact"):
+    from ..pcfg.block import GrowtreeBlock
+    from .moves import Move
+    h_max = parse_depth(name)
+    params, (pred, leaf_clause, node_clause) = _setting(model)
+    lik = model.likelihood
     block = GrowtreeBlock(model.rowsets, params["alpha"], params["beta"],
                           params["min_leaf"], None if lik is None else lik.alpha)
 
@@ -109,40 +123,54 @@ def exact_move(model, name: str = "exact"):
     p = rs.dataset.n_features
     m = params["min_leaf"]
 
+    bounds: dict = {}      # row-set id -> H_k (ids are never reused)
+
     def bound(rid) -> int:
         """H_k: the deepest subtree the move redraws below a node of these rows."""
-        cost = rs.size(rid) * p
-        s = max(len(rs.valid_splits(rid, m)), 1)
-        h = 0
-        while h < h_max and cost * s <= WORK:
-            cost *= s
-            h += 1
+        h = bounds.get(rid)
+        if h is None:
+            cost = rs.size(rid) * p
+            s = max(len(rs.valid_splits(rid, m)), 1)
+            h = 0
+            while h < h_max and cost * s <= WORK:
+                cost *= s
+                h += 1
+            if len(bounds) > 200_000:
+                bounds.clear()
+            bounds[rid] = h
         return h
 
     def eligible(tree) -> list:
         """[(node, depth, H_k)] of the tree nodes whose subtree has depth <= H_k."""
         out = []
-
-        def visit(n, d):
-            if n.key is not node_clause:
-                ht = 0
-            else:
-                kids = [c for c in n.children if c.pred is pred]
-                ht = 1 + max(visit(c, d + 1) for c in kids) if kids else 1
-            if ht <= h_max:
-                hk = bound(_rows_of(n))
-                if hk >= max(ht, 1):
-                    out.append((n, d, hk))
-            return ht
-
+        tops = []
         stack = [tree]
         while stack:       # the topmost tree nodes, wherever they are in the proof
             n = stack.pop()
             for c in n.children:
-                if c.pred is pred:
-                    visit(c, 0)
+                (tops if c.pred is pred else stack).append(c)
+        for top in tops:
+            # post-order without recursion: (node, depth, children done?)
+            height = {}
+            work = [(top, 0, False)]
+            while work:
+                n, d, done = work.pop()
+                if n.key is not node_clause:
+                    ht = 0
+                elif not done:
+                    work.append((n, d, True))
+                    for c in n.children:
+                        if c.pred is pred:
+                            work.append((c, d + 1, False))
+                    continue
                 else:
-                    stack.append(c)
+                    ht = 1 + max((height[id(c)] for c in n.children if c.pred is pred),
+                                 default=0)
+                height[id(n)] = ht
+                if ht <= h_max:
+                    hk = bound(_rows_of(n))
+                    if hk >= max(ht, 1):
+                        out.append((n, d, hk))
         return out
 
     def forced_choices(path, sub):

@@ -15,6 +15,10 @@ heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
                       and predicate still apply (Wingate, Stuhlmueller & Goodman 2011).
                       For trees: grow and prune (a node's leaf/split choice) and CGM's
                       change (a split's value, keeping the subtrees where the rows allow)
+    perturb[:K]       step a draw of a stochastic builtin to one of its K nearest
+                      candidates either side in the builtin's own order (for trees: a
+                      threshold a few observed values away, keeping the subtrees;
+                      Pratola 2016's perturb), reusing the rest as `change` does
     swap              exchange the values of two draws of the same stochastic builtin
                       where one's proof parent is the other's grandparent (for trees:
                       the split rules of a node and of one of its children, CGM's swap)
@@ -24,7 +28,10 @@ heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
                       (slpy.mcmc.exact_move)
 
 A mixture ``uc:0.5,change:0.4,exact:0.1`` picks one move per iteration with those
-weights (normalised); a mixture of valid kernels is valid.
+weights (normalised); a mixture of valid kernels is valid. ``default`` is the mixture
+that won benchmarks/mixing.py (DEFAULT_MIXTURE); for a prior outside the exact move's
+fragment (or a likelihood other than Dirichlet) its exact part is left out and the
+other weights renormalised.
 """
 from __future__ import annotations
 
@@ -36,10 +43,12 @@ from ..logic.builtins import UniformChoice
 from ..logic.db import SBUILTIN
 
 __all__ = ["Move", "parse_mixture", "make_moves", "change_move", "swap_move",
-           "regrow_move", "DEFAULT_PROPOSAL"]
+           "regrow_move", "perturb_move", "resolve_proposal", "check_proposal", "DEFAULT_PROPOSAL",
+           "DEFAULT_MIXTURE"]
 
-# what `slpy run` and the estimators use unless told otherwise
-DEFAULT_PROPOSAL = "uc"
+# what `slpy run` and the estimators use unless told otherwise: the mixture below
+DEFAULT_PROPOSAL = "default"
+DEFAULT_MIXTURE = "uc:0.2,change:0.2,swap:0.2,exact:1:0.4"
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,53 @@ def change_move(model) -> Move:
     return Move("change", propose)
 
 
+# -- perturb --------------------------------------------------------------------------------
+def _neighbours(i: int, n: int, k: int) -> int:
+    """How many candidates lie within k places of i (i excluded) among n."""
+    return min(i, k) + min(n - 1 - i, k)
+
+
+def perturb_move(model, k: int = 3) -> Move:
+    """Pick a choice point uniformly among the d_T; if it is a uniform draw of a
+    stochastic builtin (UniformChoice), move its value to a candidate j drawn uniformly
+    among the N(i) within k places of its own i, and replay reusing the rest. The
+    ratio is d_T / d_T' * N(i) / N(j) * prod p_new / p_old over reused choices (the
+    probabilities of the two draws are equal)."""
+    def propose(rng, state, it, heat):
+        if state.d == 0:
+            return None, -math.inf
+        node = state.tree.nth(min(int(rng.random() * state.d), state.d - 1))
+        c = node._cands
+        if type(c) is not UniformChoice or c.n < 2:
+            return None, -math.inf
+        n = c.n
+        i = c.index_of(node.key)
+        lo, hi = max(0, i - k), min(n - 1, i + k)
+        j = lo + min(int(rng.random() * (hi - lo)), hi - lo - 1)
+        if j >= i:
+            j += 1
+        out = model.local(state, {node.path: c.key(j)}, rng)
+        if out is None:
+            return None, -math.inf
+        new, log_reuse, _ = out
+        return new, (log_reuse + math.log(_neighbours(i, n, k))
+                     - math.log(_neighbours(j, n, k))
+                     + math.log(state.d) - math.log(new.d))
+    return Move(f"perturb:{k}" if k != 3 else "perturb", propose)
+
+
+def _perturb_width(name: str) -> int:
+    if name == "perturb":
+        return 3
+    try:
+        k = int(name.split(":", 1)[1])
+    except ValueError:
+        raise ValueError(f"bad proposal {name!r}: perturb:K needs a whole number K") from None
+    if k < 1:
+        raise ValueError(f"bad proposal {name!r}: K must be at least 1")
+    return k
+
+
 # -- swap -----------------------------------------------------------------------------------
 def swap_pairs(tree) -> list:
     """Pairs (a, b) of builtin choice points of the same predicate with different
@@ -165,8 +221,8 @@ def parse_mixture(spec: str) -> list[tuple[str, float]]:
     name may carry its own argument (``cycle:3``, ``exact:2``); a weight is the last
     ``:number`` of an item in a mixture of several."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError("empty proposal: use uc, q0, cycle:N, change, swap, exact[:H], "
-                         "or a mixture such as uc:0.5,change:0.5")
+        raise ValueError("empty proposal: use default, uc, q0, cycle:N, change, swap, "
+                         "exact[:H], or a mixture such as uc:0.5,change:0.5")
     items = [s.strip() for s in spec.split(",")]
     if len(items) == 1:
         return [(items[0], 1.0)]
@@ -195,24 +251,49 @@ def check_move_name(name: str) -> None:
     from .kernel import make_proposal
     if name in ("change", "swap"):
         return
-    if name == "exact" or name.startswith("exact:"):
+    if name == "perturb" or name.startswith("perturb:"):
+        _perturb_width(name)
+        return
+    if _is_exact(name):
         from .exact_move import parse_depth
         parse_depth(name)
         return
-    make_proposal(name)
+    try:
+        make_proposal(name)
+    except ValueError:
+        raise ValueError(f"unknown proposal {name!r} (use default, uc, q0, cycle:N, "
+                         f"change, perturb[:K], swap, exact[:H], or a mixture name:weight,...)") from None
+
+
+def resolve_proposal(model, spec: str) -> str:
+    """`spec`, with ``default`` replaced by the mixture it stands for on `model`."""
+    if spec != DEFAULT_PROPOSAL:
+        return spec
+    from .exact_move import exact_applies
+    if exact_applies(model):
+        return DEFAULT_MIXTURE
+    rest = [(n, w) for n, w in parse_mixture(DEFAULT_MIXTURE) if not _is_exact(n)]
+    total = sum(w for _, w in rest)
+    return ",".join(f"{n}:{round(w / total, 6):g}" for n, w in rest)
+
+
+def _is_exact(name: str) -> bool:
+    return name == "exact" or name.startswith("exact:")
 
 
 def make_moves(model, spec: str) -> list[tuple[Move, float]]:
     """The moves of a proposal spec for `model`, with their weights."""
     from .kernel import make_proposal
     out = []
-    for name, w in parse_mixture(spec):
+    for name, w in parse_mixture(resolve_proposal(model, spec)):
         check_move_name(name)
         if name == "change":
             mv = change_move(model)
         elif name == "swap":
             mv = swap_move(model)
-        elif name == "exact" or name.startswith("exact:"):
+        elif name == "perturb" or name.startswith("perturb:"):
+            mv = perturb_move(model, _perturb_width(name))
+        elif _is_exact(name):
             from .exact_move import exact_move
             mv = exact_move(model, name)
         else:
@@ -223,5 +304,5 @@ def make_moves(model, spec: str) -> list[tuple[Move, float]]:
 
 def check_proposal(spec: str) -> None:
     """Raise ValueError with a one-line reason for a bad proposal spec."""
-    for name, _ in parse_mixture(spec):
+    for name, _ in parse_mixture(DEFAULT_MIXTURE if spec == DEFAULT_PROPOSAL else spec):
         check_move_name(name)

@@ -271,6 +271,8 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
         prepare.check_data_hash(rd, dataset_hash(train))
         resume_rows = prepare.trace_rows(rd, cfg)
     model = build_model(cfg, train, limits)   # the prior's load errors, before any chain
+    from .moves import resolve_proposal
+    cfg["proposal"] = resolve_proposal(model, cfg["proposal"])   # what ran, in config.json
     if prepare.init_term(cfg, model, train) is not None:
         model = None                          # it has run: the chains build their own
     if not resume:
