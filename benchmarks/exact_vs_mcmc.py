@@ -265,10 +265,14 @@ def curves_iid(ex, pts, top):
     return rows
 
 
+# the sampler the page measured: one chain of prune-and-regrow, no burn-in
+PAPER_SAMPLER = ["--proposal", "uc", "--temper", "1", "--burn-in", "0"]
+
+
 def run_mcmc(prior, params, data_path, n, seed, rundir, log):
     cmd = [sys.executable, "-m", "slpy.cli", "run", str(ROOT / "priors" / prior),
            "--data", str(data_path), "--test", str(data_path), "-n", str(n),
-           "--seed", str(seed), "--proposal", "uc", "--out", str(rundir), "-q", "--force"]
+           "--seed", str(seed), *PAPER_SAMPLER, "--out", str(rundir), "-q", "--force"]
     for k, v in params.items():
         cmd += ["-p", f"{k}={v}"]
     t = time.perf_counter()
@@ -276,7 +280,7 @@ def run_mcmc(prior, params, data_path, n, seed, rundir, log):
     wall = time.perf_counter() - t
     log(f"  slpy run -n {n} --seed {seed}: {wall:.1f} s")
     shown = ["slpy", "run", f"priors/{prior}", "--data", _rel(data_path), "--test",
-             _rel(data_path), "-n", str(n), "--seed", str(seed), "--proposal", "uc"] + \
+             _rel(data_path), "-n", str(n), "--seed", str(seed), *PAPER_SAMPLER] + \
         [x for k, v in params.items() for x in ("-p", f"{k}={v}")]
     return wall, " ".join(shown)
 

@@ -150,7 +150,7 @@ def _tv_exact(name, train, res) -> float:
         p = math.exp(post.log_prob_term(v.term))
         covered += p
         diff += abs(v.count / res.kept - p)
-    return 0.5 * (diff + max(0.0, 1.0 - covered))
+    return min(1.0, 0.5 * (diff + max(0.0, 1.0 - covered)))
 
 
 def summarise(runs) -> dict:
@@ -161,8 +161,10 @@ def summarise(runs) -> dict:
     x = np.array([r["trace"][:n] for r in runs])
     cpu = sum(r["cpu"] for r in runs)
     e = ess(x)
-    tv = [0.5 * sum(abs(a["visits"].get(k, 0) / a["kept"] - b["visits"].get(k, 0) / b["kept"])
-                    for k in set(a["visits"]) | set(b["visits"]))
+    # clipped: disjoint visits sum to 1 plus rounding
+    tv = [min(1.0, 0.5 * sum(abs(a["visits"].get(k, 0) / a["kept"]
+                                 - b["visits"].get(k, 0) / b["kept"])
+                             for k in set(a["visits"]) | set(b["visits"])))
           for a, b in itertools.combinations(runs, 2)]
     moves: dict = {}
     for r in runs:

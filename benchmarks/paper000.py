@@ -308,10 +308,14 @@ def make_synthetic(d: Path, n_train: int = 500, n_test: int = 500,
 
 # -- the runs -----------------------------------------------------------------------
 
+# the paper's sampler: one chain, no burn-in (unless an experiment sets one), whatever
+# slpy run's defaults are
+PAPER = dict(temper=1, burn_in=0)
+
 def plan(paths: dict, s: dict) -> dict:
     """experiment -> [(run name, cfg)]; a run may serve several experiments."""
     def grow(data, n, seed, beta=1, **kw):
-        return dict(prior=str(PRIORS / "growtree.slp"), data=str(data), iterations=n,
+        return dict(PAPER, prior=str(PRIORS / "growtree.slp"), data=str(data), iterations=n,
                     seed=seed, proposal="uc", params=dict(GROW, beta=beta), **kw)
     p = {e: [] for e in EXPERIMENTS}
     for seed in s["best_seeds"]:
@@ -321,7 +325,7 @@ def plan(paths: dict, s: dict) -> dict:
     p["fig6"] = [("bcw_grow_q07_s1", dict(grow(paths["bcw"], s["bcw"], 1),
                                           proposal="cycle:7")),
                  ("bcw_grow_s1", grow(paths["bcw"], s["bcw"], 1))]
-    p["fig7"] = [("bcw_edit_s1", dict(prior=str(PRIORS / "edittree.slp"),
+    p["fig7"] = [("bcw_edit_s1", dict(PAPER, prior=str(PRIORS / "edittree.slp"),
                                       data=str(paths["bcw"]), iterations=s["bcw"], seed=1,
                                       proposal="uc",
                                       params={"initial_tree": paths["greedy"]["bcw_ml7"],
@@ -344,7 +348,7 @@ def plan(paths: dict, s: dict) -> dict:
             for arm, prior in (("nobox", PRIORS / "growtree.slp"),
                                ("box", paths["boxes_prior"])):
                 p["boxes"].append((f"{tag}_{arm}_s{seed}",
-                                   dict(prior=str(prior), data=str(paths[train]),
+                                   dict(PAPER, prior=str(prior), data=str(paths[train]),
                                         test=str(paths["synth_test"]), iterations=n,
                                         burn_in=burn, seed=seed, proposal="uc",
                                         params=dict(GROW))))
@@ -421,7 +425,9 @@ def cmdline(cfg: dict) -> str:
     parts += ["-n", str(cfg["iterations"])]
     if cfg.get("burn_in"):
         parts += ["--burn-in", str(cfg["burn_in"])]
-    parts += ["--proposal", cfg["proposal"]]
+    parts += ["--proposal", cfg["proposal"], "--temper", str(cfg.get("temper", 1))]
+    if not cfg.get("burn_in"):
+        parts += ["--burn-in", "0"]
     for k, v in cfg.get("params", {}).items():
         if k == "initial_tree":
             parts += ["-p", f"'initial_tree={v}'"]

@@ -30,6 +30,13 @@ and the one command that produces ours. Each section below is written by its scr
 | [Paper 004](#paper-004) (BCART-PCFG) | `python benchmarks/paper004.py` | `--quick` |
 | [MCMC against the exact posterior](#mcmc-against-the-exact-posterior) | `python benchmarks/exact_vs_mcmc.py` | `--quick` |
 
+The papers' sampler is one chain of prune-and-regrow (`--proposal uc`, or the
+proposal a page names) without burn-in, or the paper's tempering (`--temper 4
+--ladder paper --swap random`); the scripts pin those settings. Since issue 13,
+`slpy run`'s own defaults are tempered chains with a mixture of moves and a burn-in
+([mcmc.md](mcmc.md)): to repeat one of the `slpy run` commands shown on these pages
+by hand, add `--temper 1 --burn-in 0` (and `--proposal uc` where none is shown).
+
 """
 
 ANCHORS = {"paper000": "Paper 000", "paper002": "Paper 002", "paper004": "Paper 004",

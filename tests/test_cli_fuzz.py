@@ -89,8 +89,13 @@ RUN_OPTIONS = {
     "--temper": _num(1, 3), "--delta-t": FLOATS, "--chains": _num(1, 2),
     "--jobs": mostly(st.just("1"), st.sampled_from(["0", "-2", "x"])), "--seed": _num(0, 99),
     "--top": _num(-1, 3), "--holdout": FLOATS, "--split-seed": _num(0, 5),
-    "--proposal": mostly(st.sampled_from(["uc", "q0", "cycle:2"]),
-                         st.sampled_from(["cycle:", "cycle:x", "zz", ""])),
+    "--proposal": mostly(st.sampled_from(["uc", "q0", "cycle:2", "change", "swap", "perturb",
+                                          "exact:1", "default", "uc:0.5,change:0.5"]),
+                         st.sampled_from(["cycle:", "cycle:x", "zz", "", "exact:9",
+                                          "perturb:0", "uc:-1", "uc:0,change:0", "uc:"])),
+    "--min-heat": FLOATS, "--ladder": mostly(st.sampled_from(["paper", "geometric"]),
+                                             st.just("x")),
+    "--swap": mostly(st.sampled_from(["neighbours", "random"]), st.just("x")),
     "--bucket": _num(2, 4),
     "--bucket-method": mostly(st.sampled_from(["uniform", "quantile"]), st.just("x")),
     "--likelihood": mostly(st.sampled_from(["dirichlet", "normal"]), st.just("x")),
@@ -128,7 +133,8 @@ def test_run_with_random_options_and_files(data, test, st_data):
     args = _options(st_data.draw, RUN_OPTIONS)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "d.csv").write_bytes(data)
-        cmd = ["run", PRIOR, "--data", str(Path(tmp) / "d.csv"), "-q",
+        # short runs unless the options say otherwise (the last -n wins)
+        cmd = ["run", PRIOR, "--data", str(Path(tmp) / "d.csv"), "-q", "-n", "30",
                "--out", str(Path(tmp) / "run")] + args
         if test is not None:
             (Path(tmp) / "t.csv").write_bytes(test)

@@ -152,9 +152,9 @@ def test_resume_refuses_a_corrupt_trace_and_keeps_a_cut_row(tmp_path):
     trace.write_text("".join(lines))
     line = error(cli("run", "--resume", out), 2)
     assert "trace.csv, line 58" in line and "garbage" in line
-    lines[57] = "1,0,-40.1,1,0,1,1\n"                          # a row out of place
+    lines[57] = "1,0,-40.1,1,0,1,1,\n"                  # a row out of place (burn-in 10)
     trace.write_text("".join(lines))
-    assert "iteration 1 where 56 was due" in error(cli("run", "--resume", out), 2)
+    assert "iteration 1 where 66 was due" in error(cli("run", "--resume", out), 2)
 
 
 def test_an_atom_label_is_an_error(tmp_path):

@@ -31,8 +31,8 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
 
     def __init__(self, *, prior="growtree", alpha=None, beta=None, min_leaf=None,
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
-                 burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=1,
-                 delta_t=0.2, min_heat=None, swap="neighbours", init="prior", bucket=None,
+                 burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
+                 delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
                  n_jobs=None, random_state=None):
         self.prior = prior
         self.alpha = alpha

@@ -315,8 +315,8 @@ def _bad_row(row, header, it, models):
         return f"model id {ints[1]} out of order"
     if min(ints[2:5]) < 0 or ints[5] not in (0, 1):
         return "not a trace row"
-    if len(row) > 7 and row[7]:
-        pair, _, acc = row[7].partition(":")
+    for swap in (row[7].split(";") if len(row) > 7 and row[7] else ()):
+        pair, _, acc = swap.partition(":")
         i, _, j = pair.partition("-")
         if not (i.isdigit() and j.isdigit() and acc in ("0", "1")):
             return "not a swap"

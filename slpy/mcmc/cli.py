@@ -14,6 +14,7 @@ import click
 from .. import limits as _limits
 from ..cliopts import FiniteFloat, force_option, missing_option, target_option
 from .moves import DEFAULT_PROPOSAL
+from .run import RECOMMENDED_TEMPERING
 
 # what --resume may change: nothing the chains depend on
 RESUME_OPTIONS = {"resume", "quiet", "jobs", "timeout", "max_steps", "max_memory"}
@@ -67,22 +68,25 @@ def _proposal(ctx, param, value):
               help="The prior's query; its one variable is the model.")
 @click.option("--iterations", "-n", type=click.IntRange(min=1), default=10000,
               show_default=True)
-@click.option("--burn-in", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--burn-in", type=click.IntRange(min=0), default=None,
+              help="Iterations not kept at the start, where a tempering ladder adapts "
+                   "[default: a tenth of --iterations].")
 @click.option("--thin", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
               callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
                    "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/mcmc.md).")
-@click.option("--temper", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--temper", type=click.IntRange(min=1),
+              default=RECOMMENDED_TEMPERING["temper"], show_default=True,
               help="Number of tempered chains (1: no tempering).")
 @click.option("--delta-t", type=FiniteFloat(0, min_open=True), default=0.2,
               show_default=True, help="Heats 1/(1 + dT (i-1)) (the paper's ladder).")
 @click.option("--min-heat", type=FiniteFloat(0, 1, min_open=True, max_open=True),
-              default=None,
-              help="The hottest chain's heat, in (0, 1): the ladder is then geometric "
-                   "from 1 down to it.")
+              default=RECOMMENDED_TEMPERING["min_heat"], show_default=True,
+              help="The hottest chain's heat, in (0, 1), for the geometric ladder.")
 @click.option("--ladder", type=click.Choice(["paper", "geometric"]), default=None,
-              help="The initial heats [default: geometric with --min-heat, else paper].")
+              help="The initial heats: geometric from 1 down to --min-heat, or the "
+                   "paper's 1/(1 + dT (i-1)) [default: geometric].")
 @click.option("--adapt-ladder/--fixed-ladder", default=None,
               help="Re-space the heats during burn-in toward even swap rates, then freeze "
                    "them [default: adapt when --burn-in > 0 and --temper > 2].")
@@ -137,7 +141,7 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
             raise click.BadParameter(f"{prior}: no such prior file", param_hint="'PRIOR'")
         if test and holdout is not None:
             raise click.UsageError("give --test or --holdout, not both")
-        if burn_in >= iterations:
+        if burn_in is not None and burn_in >= iterations:
             raise click.BadParameter(f"{burn_in} is not below --iterations ({iterations})",
                                      param_hint="'--burn-in'")
         out = out or str(Path("runs") / f"{Path(prior).stem}-{Path(data).stem}-seed{seed}")

@@ -48,7 +48,7 @@ __all__ = ["Move", "parse_mixture", "make_moves", "change_move", "swap_move",
 
 # what `slpy run` and the estimators use unless told otherwise: the mixture below
 DEFAULT_PROPOSAL = "default"
-DEFAULT_MIXTURE = "uc:0.2,change:0.2,swap:0.2,exact:1:0.4"
+DEFAULT_MIXTURE = "uc:0.2,change:0.1,perturb:0.2,swap:0.1,exact:1:0.4"
 
 
 @dataclass(frozen=True)

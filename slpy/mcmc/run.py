@@ -14,14 +14,18 @@ from ..runs import FORMAT, RunDir, accuracy_figures
 from .chain import run_chain
 from .moves import DEFAULT_PROPOSAL
 
+# tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
+RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
+# burn_in None: a tenth of the iterations (where a tempering ladder adapts)
 DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
-                burn_in=0, thin=1, proposal=DEFAULT_PROPOSAL, temper=1, delta_t=0.2,
-                min_heat=None, ladder=None, adapt_ladder=None, swap="neighbours",
-                chains=1, jobs=1, seed=0, init="prior", test=None, holdout=None,
-                split_seed=0, target=None, missing="drop", bucket=None,
-                bucket_method="uniform", alpha=1.0, top=5)
-# tempering as the mixing benchmark (benchmarks/mixing.py) recommends it
-RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours", adapt_ladder=True)
+                burn_in=None, thin=1, proposal=DEFAULT_PROPOSAL, delta_t=0.2, ladder=None,
+                adapt_ladder=None, **RECOMMENDED_TEMPERING, chains=1, jobs=1, seed=0,
+                init="prior", test=None, holdout=None, split_seed=0, target=None,
+                missing="drop", bucket=None, bucket_method="uniform", alpha=1.0, top=5)
+
+
+def default_burn_in(iterations: int) -> int:
+    return int(iterations) // 10
 # --holdout must leave this many training rows (0.999 of 683 rows once trained on one)
 MIN_TRAIN_ROWS = 10
 
@@ -263,6 +267,8 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
                            f"resume it (start it again)")
     else:
         cfg = {**DEFAULTS, **cfg}
+        if cfg["burn_in"] is None:
+            cfg["burn_in"] = default_burn_in(cfg["iterations"])
         rd.check_new(force)
     _check(cfg)
     train, test = load_data(cfg)

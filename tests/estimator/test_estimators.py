@@ -100,8 +100,8 @@ def test_never_splitting_regressor_predicts_the_posterior_mean():
 def test_same_chains_as_slpy_run(kyphosis, tmp_path):
     out = tmp_path / "run"
     r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "growtree.slp"), "--data",
-                                  str(KYPHOSIS), "-n", "600", "--seed", "7", "-q",
-                                  "--out", str(out)])
+                                  str(KYPHOSIS), "-n", "600", "--seed", "7", "--burn-in",
+                                  "0", "-q", "--out", str(out)])
     assert r.exit_code == 0, r.output
     models = pd.read_csv(out / "models.csv")
     X, y = kyphosis

@@ -82,8 +82,8 @@ def visit_pvalue(m, probs, proposal, n_keep, thin, seed, temper=1, **tempering):
     return chi2_pvalue(counts, probs)
 
 
-MOVES = ["change", "swap", "exact", "exact:1", DEFAULT_PROPOSAL,
-         "uc:0.3,change:0.3,swap:0.2,exact:0.2"]
+MOVES = ["change", "swap", "perturb", "perturb:1", "exact", "exact:1", DEFAULT_PROPOSAL,
+         "uc:0.3,change:0.3,swap:0.2,exact:0.2", "uc:0.2,perturb:0.3,exact:1:0.5"]
 
 
 @pytest.mark.parametrize("with_data", [False, True], ids=["prior", "posterior"])
@@ -130,6 +130,7 @@ def _tempered(m, ds, heat):
     pytest.param("exact", 15, marks=pytest.mark.slow),
     pytest.param("exact:1", 15, marks=pytest.mark.slow),
     pytest.param("uc:0.5,swap:0.5", 30, marks=pytest.mark.slow),
+    pytest.param("uc:0.5,perturb:0.5", 30, marks=pytest.mark.slow),
     (DEFAULT_PROPOSAL, 15)])
 def test_chains_visit_trees_with_the_exact_frequencies(targets, spec, thin, with_data):
     m, probs = targets[with_data]
@@ -154,9 +155,29 @@ def _wrong(move: Move, fix) -> Move:
     ("change", lambda r, s, n, h: r - math.log(s.d) + math.log(n.d)),
     # the exact move forgetting that its conditional already holds the likelihood
     ("exact", lambda r, s, n, h: r + h * (n.log_lik - s.log_lik)),
+    # perturb:1 without N(i) / N(j): an end candidate has one neighbour, others two
+    ("perturb:1", None),
 ])
 def test_a_wrong_correction_is_detected(targets, spec, fix):
     m, probs = targets[True]
-    (move, _), = make_moves(m, spec)
-    kernel = build_kernel(m, [(_wrong(move, fix), 1.0)])
+    if fix is None:
+        move = _perturb_without_neighbour_counts(m)
+    else:
+        (move, _), = make_moves(m, spec)
+        move = _wrong(move, fix)
+    kernel = build_kernel(m, [(move, 1.0)])
     assert stationarity_pvalue(m, probs, kernel) < 1e-4
+
+
+def _perturb_without_neighbour_counts(m) -> Move:
+    from slpy.mcmc import moves
+    real = moves._neighbours
+    move = moves.perturb_move(m, 1)
+
+    def propose(rng, state, it, heat):
+        moves._neighbours = lambda i, n, k: 1
+        try:
+            return move.propose(rng, state, it, heat)
+        finally:
+            moves._neighbours = real
+    return Move("perturb-wrong", propose)

@@ -15,7 +15,7 @@ def test_run_summary_has_rhat_and_ess(tmp_path):
            "--out", out)
     s = json.loads((out / "summary.json").read_text())
     conv = s["convergence"]
-    assert conv["chains"] == 3 and conv["draws"] == 400
+    assert conv["chains"] == 3 and conv["draws"] == 400 - 40   # burn-in: a tenth
     traces = [read_csv(out / f"chain_{i}" / "trace.csv") for i in range(3)]
     for key in ("log_lik", "leaves", "depth"):
         col = traces[0][0].index(key)
@@ -24,7 +24,7 @@ def test_run_summary_has_rhat_and_ess(tmp_path):
         assert conv[key]["rhat"] == (round(want, 6) if np.isfinite(want) else None)
         assert conv[key]["ess_bulk"] == pytest.approx(ess(x), abs=0.01)
     assert len(s["chain_acceptance_rates"]) == 3
-    assert "R-hat (bulk ESS) over 3 chains of 400 draws: log-lik" in r.output
+    assert "R-hat (bulk ESS) over 3 chains of 360 draws: log-lik" in r.output
     # three short chains from prior draws disagree: the warning is printed
     assert conv["rhat_warning"] and "warning: R-hat above 1.01 for" in r.output
     # timings are in timing.json, so that the rest is the same for the same seed
