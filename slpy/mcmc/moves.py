@@ -277,6 +277,12 @@ def resolve_proposal(model, spec: str) -> str:
     return ",".join(f"{n}:{round(w / total, 6):g}" for n, w in rest)
 
 
+def may_use_exact(spec: str) -> bool:
+    """Might `spec` (a valid one) use the exact move, on some model?"""
+    return any(_is_exact(n) for n, _ in
+               parse_mixture(DEFAULT_MIXTURE if spec == DEFAULT_PROPOSAL else spec))
+
+
 def _is_exact(name: str) -> bool:
     return name == "exact" or name.startswith("exact:")
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import PicklableError
 from ..runs import FORMAT, RunDir, accuracy_figures
 from .chain import run_chain
-from .moves import DEFAULT_PROPOSAL
+from .moves import DEFAULT_PROPOSAL, may_use_exact
 
 # tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
@@ -26,6 +26,8 @@ DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
 
 def default_burn_in(iterations: int) -> int:
     return int(iterations) // 10
+
+
 # --holdout must leave this many training rows (0.999 of 683 rows once trained on one)
 MIN_TRAIN_ROWS = 10
 
@@ -271,6 +273,9 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
             cfg["burn_in"] = default_burn_in(cfg["iterations"])
         rd.check_new(force)
     _check(cfg)
+    if may_use_exact(cfg["proposal"]):
+        from ..pcfg.block import compile_in_background
+        compile_in_background()      # while the data and the program load
     train, test = load_data(cfg)
     dropped = _dropped_rows(cfg, train, test, warn)
     if resume:

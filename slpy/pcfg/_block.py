@@ -193,18 +193,21 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb, rng, out_f, 
 
 
 @kernel
-def _sorted_rows(rows, rankT):
-    """srt of a row set (rows ascending): per feature, rows by rank (counting sort
-    over the feature's ranks present)."""
-    p = rankT.shape[0]
+def _sorted_rows(rows, orderT, mark):
+    """srt of a row set: per feature, its rows in that feature's order over all rows
+    (orderT[f]); ``mark`` is a zeroed int8 array of one flag per row, left zeroed."""
+    p, N = orderT.shape
     n = rows.shape[0]
+    for i in range(n):
+        mark[rows[i]] = 1
     out = np.empty((p, n), dtype=np.int32)
     for f in range(p):
-        rk = rankT[f]
-        keys = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            keys[i] = rk[rows[i]]
-        order = np.argsort(keys, kind="mergesort")
-        for i in range(n):
-            out[f, i] = rows[order[i]]
+        o = orderT[f]
+        k = 0
+        for j in range(N):
+            if mark[o[j]]:
+                out[f, k] = o[j]
+                k += 1
+    for i in range(n):
+        mark[rows[i]] = 0
     return out

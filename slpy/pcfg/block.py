@@ -14,13 +14,20 @@ sets: the rows are carried down sorted by each feature.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 
+from .._numba_config import CACHE_DIR
 from ..data.rowsets import RowSets
 from . import _block as K
 
-__all__ = ["GrowtreeBlock"]
+__all__ = ["GrowtreeBlock", "compile_in_background"]
+
+# the process compiling the kernels into the cache (compile_in_background), if any
+_COMPILING: subprocess.Popen | None = None
 
 
 class GrowtreeBlock:
@@ -41,7 +48,11 @@ class GrowtreeBlock:
         self.pa, self.pb = float(alpha), float(beta)
         self.m = max(int(min_leaf), 1)
         self.XT = np.ascontiguousarray(ds.X.T, dtype=np.float64)
-        self.rankT = rowsets._rankT
+        # each feature's rows in ascending order, over the whole data: a node's sorted
+        # rows are a filter of it (a sort kernel costs seconds of compiling)
+        self.orderT = np.ascontiguousarray(np.argsort(rowsets._rankT, axis=1, kind="stable"),
+                                           dtype=np.int32)
+        self._mark = np.zeros(ds.n_rows, dtype=np.int8)
         if dirichlet is None:
             self.y = np.zeros(ds.n_rows, dtype=np.int64)
             self.alpha = np.ones(1)
@@ -59,8 +70,10 @@ class GrowtreeBlock:
         self._v = np.empty(cap, dtype=np.float64)
 
     def _srt(self, rid: int) -> np.ndarray:
+        if _COMPILING is not None:
+            _wait_for_compile()
         return K._sorted_rows(np.ascontiguousarray(self.rowsets.rows(rid), dtype=np.int32),
-                              self.rankT)
+                              self.orderT, self._mark)
 
     def _heat(self, heat: float) -> float:
         return 0.0 if self.flat else float(heat)
@@ -84,3 +97,43 @@ class GrowtreeBlock:
         f, v = self._f, self._v
         return [None if f[i] < 0 else (int(f[i]), float(v[i])) for i in range(n)], \
             float(logp[0])
+
+
+def compile_in_background() -> None:
+    """Compile the kernels into numba's cache in another process, unless they are
+    cached already or there is no cache: the first exact move then loads them instead
+    of spending seconds compiling, while this process loads the program and the data.
+    The kernels are the same whichever process compiles them, so a run does not depend
+    on which does."""
+    global _COMPILING
+    if _COMPILING is not None or CACHE_DIR is None:
+        return
+    if any(Path(CACHE_DIR).glob("*/_block._sample-*.nbi")):
+        return
+    try:
+        _COMPILING = subprocess.Popen(
+            [sys.executable, "-c", "from slpy.pcfg.block import _compile; _compile()"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        _COMPILING = None
+
+
+def _wait_for_compile() -> None:
+    global _COMPILING
+    proc, _COMPILING = _COMPILING, None
+    try:
+        proc.wait(timeout=120)    # past that, compile here
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _compile() -> None:
+    """Call every kernel once with the argument types a run passes."""
+    from ..data.dataset import Dataset
+    X = np.array([[i % 4, (i * 7) % 5] for i in range(12)], dtype=np.float64)
+    y = np.array([i % 2 for i in range(12)])
+    ds = Dataset(X, y.astype(np.int32), ["a", "b"], classes=["p", "q"])
+    blk = GrowtreeBlock(RowSets(ds), 0.95, 1.0, 1, dirichlet=np.ones(2))
+    rid = blk.rowsets.root()
+    blk.log_inside(rid, 0, 2)
+    blk.sample(rid, 0, 2, 1.0, np.random.default_rng(0))

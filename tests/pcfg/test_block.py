@@ -53,7 +53,11 @@ def test_the_kernel_lists_the_row_sets_valid_splits(setting):
     for _ in range(30):            # row sets along random paths down from the root
         rid = rs.root()
         while True:
-            srt = K._sorted_rows(rs.rows(rid).astype(np.int32), blk.rankT)
+            srt = blk._srt(rid)
+            rows = np.sort(rs.rows(rid))
+            for f in range(srt.shape[0]):     # each feature: the node's rows, ascending
+                assert np.array_equal(np.sort(srt[f]), rows)
+                assert np.all(np.diff(blk.XT[f, srt[f]]) >= 0)
             for m in (1, M):
                 fs, vs = K._splits(srt, blk.XT, m)
                 want = [(f, float(t)) for f, t, _, _ in rs.valid_splits(rid, m)]
@@ -98,3 +102,18 @@ def test_a_flat_likelihood_gives_the_prior(setting):
     subs = enumerate_subtrees(rs, lik, rs.root(), 0, 2)
     assert abs(flat.log_inside(rs.root(), 0, 2, 1.0)
                - np.logaddexp.reduce([lp for _, lp, _ in subs])) < 1e-9
+
+
+def test_the_kernels_compile_into_an_empty_cache_in_another_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = ("from slpy.pcfg import block as b; b.compile_in_background(); "
+            "assert b._COMPILING is not None; b._wait_for_compile(); "
+            "b.compile_in_background(); assert b._COMPILING is None")   # cached now
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert {p.name.split("-")[0] for p in tmp_path.glob("*/_block.*.nbi")} >= {
+        "_block._sample", "_block._log_inside", "_block._sorted_rows"}
