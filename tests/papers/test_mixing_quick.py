@@ -16,7 +16,7 @@ def test_mixing_quick(tmp_path):
                        cwd=ROOT)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     head = ("| sampler | CPU s/seed | sweeps/seed | mean \\|dp\\| | max \\|dp\\| | R-hat | "
-            "bulk ESS | ESS/CPU-s | TV seeds | TV exact |")
+            "bulk ESS | ESS/CPU-s | TV seeds | TV exact | TV iid |")
     assert r.stdout.count(head) == 2
     summary = json.loads(out.read_text())["summary"]
     assert set(summary) == {"K", "BCW"}
@@ -28,3 +28,4 @@ def test_mixing_quick(tmp_path):
             assert (s["tv_exact"] is not None) == (name == "K")
             if name == "K":
                 assert 0 < s["tv_exact"] < 1
+                assert 0 < s["tv_iid"] < 1
