@@ -106,9 +106,7 @@ def compile_in_background() -> None:
     The kernels are the same whichever process compiles them, so a run does not depend
     on which does."""
     global _COMPILING
-    if _COMPILING is not None or CACHE_DIR is None:
-        return
-    if any(Path(CACHE_DIR).glob("*/_block._sample-*.nbi")):
+    if _COMPILING is not None or CACHE_DIR is None or _cached():
         return
     try:
         _COMPILING = subprocess.Popen(
@@ -116,6 +114,15 @@ def compile_in_background() -> None:
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
         _COMPILING = None
+
+
+def _cached() -> bool:
+    """Has this copy of the kernels an index in the cache? (numba keeps one cache
+    folder per source folder; a stale index only costs the compile here.)"""
+    try:
+        return Path(K._sample._cache._cache_file._index_path).exists()
+    except AttributeError:       # another numba's internals: just compile in the background
+        return False
 
 
 def _wait_for_compile() -> None:
