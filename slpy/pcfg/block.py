@@ -47,7 +47,7 @@ class GrowtreeBlock:
         self.rowsets = rowsets
         self.pa, self.pb = float(alpha), float(beta)
         self.m = max(int(min_leaf), 1)
-        self.XT = np.ascontiguousarray(ds.X.T, dtype=np.float64)
+        self.XT = np.array(ds.X.T, dtype=np.float64, order="C")   # writable copies
         # each feature's rows in ascending order, over the whole data: a node's sorted
         # rows are a filter of it (a sort kernel costs seconds of compiling)
         self.orderT = np.ascontiguousarray(np.argsort(rowsets._rankT, axis=1, kind="stable"),
@@ -60,8 +60,9 @@ class GrowtreeBlock:
         else:
             if ds.task != "classification":
                 raise TypeError("the Dirichlet likelihood needs a classification dataset")
-            self.y = np.ascontiguousarray(ds.y, dtype=np.int64)
-            self.alpha = np.ascontiguousarray(dirichlet, dtype=np.float64)
+            self.y = np.array(ds.y, dtype=np.int64)
+            # a writable copy: the kernels' types (and so numba's cache) see the flag
+            self.alpha = np.array(dirichlet, dtype=np.float64)
             self.flat = False
         self.asum = float(self.alpha.sum())
         self.aconst = float(math.lgamma(self.asum) - sum(math.lgamma(a) for a in self.alpha))
@@ -72,7 +73,7 @@ class GrowtreeBlock:
     def _srt(self, rid: int) -> np.ndarray:
         if _COMPILING is not None:
             _wait_for_compile()
-        return K._sorted_rows(np.ascontiguousarray(self.rowsets.rows(rid), dtype=np.int32),
+        return K._sorted_rows(np.array(self.rowsets.rows(rid), dtype=np.int32),  # writable
                               self.orderT, self._mark)
 
     def _heat(self, heat: float) -> float:
@@ -135,12 +136,15 @@ def _wait_for_compile() -> None:
 
 
 def _compile() -> None:
-    """Call every kernel once with the argument types a run passes."""
-    from ..data.dataset import Dataset
-    X = np.array([[i % 4, (i * 7) % 5] for i in range(12)], dtype=np.float64)
-    y = np.array([i % 2 for i in range(12)])
-    ds = Dataset(X, y.astype(np.int32), ["a", "b"], classes=["p", "q"])
-    blk = GrowtreeBlock(RowSets(ds), 0.95, 1.0, 1, dirichlet=np.ones(2))
-    rid = blk.rowsets.root()
-    blk.log_inside(rid, 0, 2)
-    blk.sample(rid, 0, 2, 1.0, np.random.default_rng(0))
+    """Call every kernel once with the argument types GrowtreeBlock passes (arrays
+    made here: building a RowSets would compile its own kernels too)."""
+    XT = np.array([[i % 4 for i in range(12)], [(i * 7) % 5 for i in range(12)]],
+                  dtype=np.float64)
+    orderT = np.ascontiguousarray(np.argsort(XT, axis=1, kind="stable"), dtype=np.int32)
+    srt = K._sorted_rows(np.arange(12, dtype=np.int32), orderT, np.zeros(12, dtype=np.int8))
+    y = np.arange(12, dtype=np.int64) % 2
+    alpha = np.ones(2)
+    K._log_inside(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, 0.95, 1.0)
+    K._sample(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, 0.95, 1.0,
+              np.random.default_rng(0), np.empty(8, dtype=np.int64), np.empty(8), 0,
+              np.zeros(1))

@@ -108,9 +108,21 @@ def test_the_kernels_compile_into_an_empty_cache_in_another_process(tmp_path):
     import os
     import subprocess
     import sys
+    # then a block on real data loads every kernel from the cache: the types match
     code = ("from slpy.pcfg import block as b; b.compile_in_background(); "
             "assert b._COMPILING is not None; b._wait_for_compile(); "
-            "b.compile_in_background(); assert b._COMPILING is None")   # cached now
+            "b.compile_in_background(); assert b._COMPILING is None\n"   # cached now
+            "import numpy as np\n"
+            "from slpy.data import load_csv\n"
+            "from slpy.data.rowsets import RowSets\n"
+            "from slpy.trees import make_likelihood\n"
+            f"ds = load_csv({str(ROOT / 'examples' / 'data' / 'kyphosis.csv')!r})\n"
+            "rs = RowSets(ds)\n"
+            "blk = b.GrowtreeBlock(rs, 0.95, 1.0, 5, make_likelihood('dirichlet', ds).alpha)\n"
+            "blk.sample(rs.root(), 0, 2, 1.0, np.random.default_rng(0))\n"
+            "blk.log_inside(rs.root(), 0, 1)\n"
+            "for f in (b.K._sample, b.K._log_inside, b.K._sorted_rows):\n"
+            "    assert not f.stats.cache_misses, f.stats")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                        text=True, timeout=300)
