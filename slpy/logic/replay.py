@@ -144,16 +144,8 @@ class Replay:
             return self._local_sbuiltin(pred, args, nxt, pn)
         path, old, fresh = self._replay_lookup(pred, pn)
         if fresh:
-            # a builtin cut node has no subtree: draw once, no redraw on later failure
-            self.mode = PURE
-            try:
-                f = self._sbuiltin(pred, args, nxt, pn)
-            finally:
-                self.mode = REPLAY
-            del self.cps[self.rp_fence + 1:]
-            if f is None:
-                raise ReplayReject()
-            return f
+            # a builtin cut node has no subtree
+            return self._fresh_sbuiltin(pred, args, nxt, pn)
         del self.cps[self.rp_fence + 1:]
         return self._keep_sbuiltin(pred, args, nxt, pn, path, old)
 
@@ -269,7 +261,11 @@ class Replay:
             return f
         if old is not None:
             return self._keep_sbuiltin(pred, args, nxt, pn, path, old)
-        self.mode = PURE   # one draw, no redraw on a later failure
+        return self._fresh_sbuiltin(pred, args, nxt, pn)
+
+    def _fresh_sbuiltin(self, pred, args, nxt, pn):
+        """Draw a stochastic builtin afresh: once, no redraw on a later failure."""
+        self.mode = PURE
         try:
             f = self._sbuiltin(pred, args, nxt, pn)
         finally:

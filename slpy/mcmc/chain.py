@@ -123,25 +123,10 @@ def sample_chain(model, cfg: dict, index: int, observers=(), start_states=None) 
                 states[r], info = kernel(rngs[r], states[r], it, heats[level[r]])
                 if level[r] == 0:
                     info0 = info
-            swaps = propose_swaps(swap_rng, it, [states[at[i]].log_lik for i in range(k)],
-                                  heats, t["scheme"])
-            for i, j, ok, _ in swaps:
-                stats.add(i, j, ok)
-                if ok:
-                    at[i], at[j] = at[j], at[i]
-                    level[at[i]], level[at[j]] = i, j
-            stats.travel(at)
-            if tuner is not None and it < burn:
-                tuner.observe(swaps)
-                new = tuner.update(it)
-                if new is not None:
-                    heats = new
-            res.iterations = it + 1
-            res.accepted += info0.accepted
-            res.replay_failures += not info0.replayed
-            m = res.moves.setdefault(info0.move, [0, 0])
-            m[0] += 1
-            m[1] += info0.accepted
+            swaps, heats = exchange(swap_rng, it, [states[at[i]].log_lik for i in range(k)],
+                                    heats, t["scheme"], at, level, stats,
+                                    tuner if it < burn else None)
+            tally(res, it, info0)
             sw = Sweep(it, states[at[0]], info0, swaps,
                        it >= burn and (it - burn) % thin == 0)
             stop = False
@@ -156,6 +141,36 @@ def sample_chain(model, cfg: dict, index: int, observers=(), start_states=None) 
     res.heats = heats
     res.round_trips = stats.round_trips
     return res
+
+
+def exchange(swap_rng, it, log_liks, heats, scheme, at, level, stats, tuner):
+    """One round of swaps between levels: propose them (log_liks by level), move the
+    replicas in `at` (replica at each level) and `level` (level of each replica), count
+    them in `stats`, and let `tuner` (during burn-in; else None) re-space the heats.
+    Returns (swaps, heats)."""
+    swaps = propose_swaps(swap_rng, it, log_liks, heats, scheme)
+    for i, j, ok, _ in swaps:
+        stats.add(i, j, ok)
+        if ok:
+            at[i], at[j] = at[j], at[i]
+            level[at[i]], level[at[j]] = i, j
+    stats.travel(at)
+    if tuner is not None:
+        tuner.observe(swaps)
+        new = tuner.update(it)
+        if new is not None:
+            heats = new
+    return swaps, heats
+
+
+def tally(res: ChainResult, it: int, info0) -> None:
+    """Count iteration `it` of the cold chain (its move's Info) in `res`."""
+    res.iterations = it + 1
+    res.accepted += info0.accepted
+    res.replay_failures += not info0.replayed
+    m = res.moves.setdefault(info0.move, [0, 0])
+    m[0] += 1
+    m[1] += info0.accepted
 
 
 class VisitCounter:

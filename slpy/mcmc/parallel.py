@@ -17,9 +17,10 @@ import signal
 import time
 from dataclasses import dataclass
 
-from .chain import ChainResult, Sweep, replica_rngs, tempering_settings, _initial_state
+from .chain import (ChainResult, Sweep, exchange, replica_rngs, tally,
+                    tempering_settings, _initial_state)
 from .kernel import Info
-from .tempering import LadderTuner, SwapStats, ladder, propose_swaps
+from .tempering import LadderTuner, SwapStats, ladder
 
 __all__ = ["sample_chain_parallel", "StateRecord", "WorkerError"]
 
@@ -137,25 +138,10 @@ def sample_chain_parallel(cfg: dict, train, index: int, n_workers: int,
                 ll[r] = x
                 if level[r] == 0:
                     info0 = info
-            swaps = propose_swaps(swap_rng, it, [ll[at[i]] for i in range(k)], heats,
-                                  t["scheme"])
-            for i, j, ok, _ in swaps:
-                stats.add(i, j, ok)
-                if ok:
-                    at[i], at[j] = at[j], at[i]
-                    level[at[i]], level[at[j]] = i, j
-            stats.travel(at)
-            if tuner is not None and it < burn:
-                tuner.observe(swaps)
-                new = tuner.update(it)
-                if new is not None:
-                    heats = new
-            res.iterations = it + 1
-            res.accepted += info0.accepted
-            res.replay_failures += not info0.replayed
-            m = res.moves.setdefault(info0.move, [0, 0])
-            m[0] += 1
-            m[1] += info0.accepted
+            swaps, heats = exchange(swap_rng, it, [ll[at[i]] for i in range(k)], heats,
+                                    t["scheme"], at, level, stats,
+                                    tuner if it < burn else None)
+            tally(res, it, info0)
             pending = (it, info0, swaps, it >= burn and (it - burn) % thin == 0)
         if pending is not None and not stop:
             _, rec = ask(None, at[0])
