@@ -23,6 +23,7 @@ from slpy import Program  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 from slpy.trees import make_likelihood  # noqa: E402
 from slpy.mcmc.model import PosteriorModel  # noqa: E402
+from slpy.trees.family import TreeScorer  # noqa: E402
 from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step  # noqa: E402
 
 TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
@@ -35,7 +36,7 @@ def rate(name: str, iterations: int, temper: int, seed: int) -> float:
     p = Program()
     p.consult(ROOT / "priors" / "growtree.slp")
     p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
     rng = np.random.default_rng(seed)
     hs = heats(temper, 0.2) if temper > 1 else [1.0]
     ks = [build_kernel(m, make_proposal("uc"), h) for h in hs]

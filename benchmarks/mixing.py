@@ -82,11 +82,12 @@ def split(name: str, split_seed: int):
 def model(train):
     from slpy import Program
     from slpy.mcmc.model import PosteriorModel
+    from slpy.trees.family import TreeScorer
     from slpy.trees import make_likelihood
     p = Program()
     p.consult(ROOT / "priors" / "growtree.slp")
     p.attach_data(train)
-    return PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", train))
+    return PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", train)))
 
 
 def one_run(task):
@@ -101,7 +102,7 @@ def one_run(task):
     # burn-in: a tenth of the sweeps a calibration run makes in the budget
     rate = _rate(m, dict(cfg, seed=seed + 10 ** 6), min(3.0, budget / 10))
     cfg["burn_in"] = max(1, int(0.1 * budget * rate))
-    vc = VisitCounter()
+    vc = VisitCounter(m.scorer.key)
     trace = []
     t0 = time.process_time()
 
@@ -114,7 +115,7 @@ def one_run(task):
     vc.fill(res)
     pred = np.zeros((test.n_rows, train.n_classes))
     for v in res.visits.values():
-        pred += v.count * Tree.from_term(v.term, m.rowsets, train, 1.0).predict_proba(test.X)
+        pred += v.count * Tree.from_term(v.term, m.scorer.rowsets, train, 1.0).predict_proba(test.X)
     pred /= max(res.kept, 1)
     tv_exact, tv_iid = _tv_exact(name, train, res, seed) if name == "K" else (None, None)
     return dict(data=name, sampler=sname, seed=seed, cpu=cpu, sweeps=res.iterations,

@@ -34,6 +34,12 @@ RUN_DIRS = ("trees", "report")
 MODEL_COLUMNS = ["rank", "model", "count", "prob", "log_lik", "leaves", "depth"]
 
 
+def model_columns(stats=("leaves", "depth")) -> list:
+    """models.csv's columns: the family's traced integers after log_lik (trees:
+    MODEL_COLUMNS)."""
+    return MODEL_COLUMNS[:5] + list(stats)
+
+
 def _fmt(x):
     if isinstance(x, float):
         return repr(round(x, 12))
@@ -132,14 +138,16 @@ class RunDir:
         self.write_json("summary.json", summary)
         self.file("summary.txt").write_text(text.rstrip("\n") + "\n")
 
-    def write_models(self, rows: list[dict]) -> None:
-        """rows: dicts with the keys of MODEL_COLUMNS (count or prob may be empty)."""
+    def write_models(self, rows: list[dict], stats=("leaves", "depth")) -> None:
+        """rows: dicts with the keys of model_columns(stats) (count or prob may be
+        empty)."""
+        cols = model_columns(stats)
         tmp = self.file("models.csv.tmp")
         with open(tmp, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(MODEL_COLUMNS)
+            w.writerow(cols)
             for i, r in enumerate(rows, 1):
-                w.writerow([i] + [_fmt(r.get(k, "")) for k in MODEL_COLUMNS[1:]])
+                w.writerow([i] + [_fmt(r.get(k, "")) for k in cols[1:]])
         os.replace(tmp, self.file("models.csv"))
 
     def write_predictions(self, classes, probs, y_true=None, method: str = "mcmc") -> None:
@@ -153,8 +161,15 @@ class RunDir:
                 w.writerow([i, t] + [repr(round(float(x), 12)) for x in p])
 
     def write_tree(self, name: str, tree) -> None:
-        (self.path / "trees").mkdir(exist_ok=True)
-        (self.path / "trees" / f"{name}.json").write_text(tree.to_json() + "\n")
+        self.write_model("trees", name, tree)
+
+    def write_model(self, folder: str, name: str, model) -> None:
+        """A drawn model (ModelFamily.describe) as folder/name.json, if it has a
+        to_json()."""
+        if not hasattr(model, "to_json"):
+            return
+        (self.path / folder).mkdir(exist_ok=True)
+        (self.path / folder / f"{name}.json").write_text(model.to_json() + "\n")
 
 
 def file_sha256(path) -> str:

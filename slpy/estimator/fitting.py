@@ -152,13 +152,13 @@ def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None):
     model = mcmc_model(cfg, train)    # checks the prior and its parameters first
     with tempfile.TemporaryDirectory(prefix="slpy-fit-") as tmp:
         if n_chains == 1:
-            outs = [chain_on_data(cfg, train, None, 0, tmp, all_trees=True, model=model)]
+            outs = [chain_on_data(cfg, train, None, 0, tmp, all_models=True, model=model)]
         else:
             # each chain builds its own model: Prolog terms must not cross processes,
             # and a fresh model keeps the chains independent of n_jobs
             from joblib import Parallel, delayed
             outs = Parallel(n_jobs=n_jobs)(
-                delayed(chain_on_data)(cfg, train, None, i, tmp, all_trees=True)
+                delayed(chain_on_data)(cfg, train, None, i, tmp, all_models=True)
                 for i in range(n_chains))
         if any(o["result"].interrupted for o in outs):
             raise KeyboardInterrupt
@@ -169,7 +169,7 @@ def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None):
         r = o["result"]
         for key in r.order:
             counts[key] = counts.get(key, 0) + r.visits[key].count
-            trees.setdefault(key, o["all_trees"][key])
+            trees.setdefault(key, o["all_models"][key])
     kept = sum(counts.values())
     ranked = sorted(counts, key=lambda k: (-counts[k], k))
     index = {k: i for i, k in enumerate(ranked)}

@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..trees.model import canonical
 from .kernel import build_kernel
 from .tempering import LadderTuner, SwapStats, ladder, propose_swaps
 
-TRACE_COLUMNS = ["iter", "model", "log_lik", "leaves", "depth", "d", "accepted"]
+def trace_columns(stats=("leaves", "depth")) -> list:
+    """trace.csv's columns: the family's traced integers (Scorer.stats) after log_lik."""
+    return ["iter", "model", "log_lik", *stats, "d", "accepted"]
 
 
 @dataclass
@@ -35,8 +36,7 @@ class Visit:
     id: int
     count: int
     log_lik: float
-    leaves: int
-    depth: int
+    stats: tuple               # the family's traced integers
     term: object
 
 
@@ -175,9 +175,11 @@ def tally(res: ChainResult, it: int, info0) -> None:
 
 class VisitCounter:
     """Counts the kept models (canonical form -> Visit, in order of first visit) and
-    remembers the best log-likelihood of the cold chain."""
+    remembers the best log-likelihood of the cold chain. `key`: the family's canonical
+    form of a term (a record from a worker carries its own)."""
 
-    def __init__(self):
+    def __init__(self, key):
+        self.key = key
         self.visits: dict = {}
         self.order: list = []
         self.kept = 0
@@ -190,11 +192,10 @@ class VisitCounter:
         if not sw.kept:
             return False
         self.kept += 1
-        key = _key(s)
+        key = self._key(s)
         v = self.visits.get(key)
         if v is None:
-            v = self.visits[key] = Visit(len(self.visits), 0, s.log_lik, s.leaves,
-                                         s.depth, s.term)
+            v = self.visits[key] = Visit(len(self.visits), 0, s.log_lik, s.stats, s.term)
             self.order.append(key)
         v.count += 1
         sw.visit = v
@@ -203,28 +204,26 @@ class VisitCounter:
     def fill(self, res: ChainResult) -> ChainResult:
         res.visits, res.order, res.kept = self.visits, self.order, self.kept
         b = self.best[1]
-        res.best = (self.best[0], None, None) if b is None else (self.best[0], _key(b),
+        res.best = (self.best[0], None, None) if b is None else (self.best[0], self._key(b),
                                                                    b.term)
         return res
 
-
-def _key(state) -> str:
-    """The canonical form of a state's model (a record from a worker carries it)."""
-    key = getattr(state, "key", None)
-    return canonical(state.term) if key is None else key
+    def _key(self, state) -> str:
+        key = getattr(state, "key", None)
+        return self.key(state.term) if key is None else key
 
 
 class TraceWriter:
     """Writes kept sweeps to trace.csv (after the first `skip` rows, on resume). Needs
     a VisitCounter before it in the observers (it names models by their visit id)."""
 
-    def __init__(self, f, tempered: bool, skip: int = 0):
+    def __init__(self, f, tempered: bool, skip: int = 0, stats=("leaves", "depth")):
         self.w = csv.writer(f, lineterminator="\n")
         self.tempered = tempered
         self.skip = skip
         self.rows = 0
         if not skip:
-            self.w.writerow(TRACE_COLUMNS + (["swap"] if tempered else []))
+            self.w.writerow(trace_columns(stats) + (["swap"] if tempered else []))
 
     def __call__(self, sw: Sweep):
         if not sw.kept:
@@ -232,7 +231,7 @@ class TraceWriter:
         self.rows += 1
         if self.rows > self.skip:
             s = sw.state
-            row = [sw.it, sw.visit.id, repr(round(s.log_lik, 10)), s.leaves, s.depth, s.d,
+            row = [sw.it, sw.visit.id, repr(round(s.log_lik, 10)), *s.stats, s.d,
                    int(sw.info.accepted)]
             if self.tempered:
                 row.append(";".join(f"{i}-{j}:{int(ok)}" for i, j, ok, _ in sw.swaps))
@@ -252,9 +251,10 @@ def run_chain(model, cfg: dict, index: int, out_dir, resume_rows: int = 0,
     trace_path = out_dir / "trace.csv"
     if resume_rows:
         _truncate_rows(trace_path, resume_rows)
-    visits = VisitCounter()
+    visits = VisitCounter(model.scorer.key)
     with open(trace_path, "a" if resume_rows else "w", newline="") as f:
-        observers = [visits, TraceWriter(f, int(cfg.get("temper", 1)) > 1, resume_rows)]
+        observers = [visits, TraceWriter(f, int(cfg.get("temper", 1)) > 1, resume_rows,
+                                         model.scorer.stats)]
         if progress is not None:
             observers.append(progress)
         if workers > 1 and int(cfg.get("temper", 1)) > 1:
@@ -285,7 +285,7 @@ class TraceError(ValueError):
     """A trace that cannot be resumed from: the message is one line for the user."""
 
 
-def check_trace(path, cfg: dict) -> int:
+def check_trace(path, cfg: dict, stats=("leaves", "depth")) -> int:
     """The complete data rows of a chain's trace, each checked against the run's
     settings (columns, the kept iterations' numbers, model ids in order of first visit,
     numbers where numbers belong); a row that is not one is a TraceError. A cut last
@@ -299,14 +299,14 @@ def check_trace(path, cfg: dict) -> int:
     lines = text.split("\n")[:-1]          # the last piece is empty or a cut row
     if not lines:
         return 0
-    header = TRACE_COLUMNS + (["swap"] if cfg["temper"] > 1 else [])
+    header = trace_columns(stats) + (["swap"] if cfg["temper"] > 1 else [])
     if lines[0].split(",") != header:
         raise TraceError(f"{path}, line 1: not the header of this run's trace")
     burn, thin, n_iter = cfg["burn_in"], cfg["thin"], cfg["iterations"]
     models = 0
     for k, line in enumerate(lines[1:]):
         row = line.split(",")
-        why = _bad_row(row, header, burn + k * thin, models)
+        why = _bad_row(row, header, burn + k * thin, models, len(stats))
         if why is None and burn + k * thin >= n_iter:
             why = f"more rows than the run's {n_iter} iterations keep"
         if why is not None:
@@ -315,12 +315,14 @@ def check_trace(path, cfg: dict) -> int:
     return len(lines) - 1
 
 
-def _bad_row(row, header, it, models):
-    """Why a trace row is not the row of iteration `it`, or None."""
+def _bad_row(row, header, it, models, n_stats):
+    """Why a trace row is not the row of iteration `it`, or None (`n_stats` traced
+    integers between log_lik and d)."""
     if len(row) != len(header):
         return f"{len(row)} fields, not {len(header)}"
+    end = 5 + n_stats                    # iter, model, log_lik, stats..., d, accepted
     try:
-        ints = [int(row[i]) for i in (0, 1, 3, 4, 5, 6)]
+        ints = [int(row[i]) for i in (0, 1, *range(3, end))]
         float(row[2])
     except ValueError:
         return "not a trace row"
@@ -328,9 +330,9 @@ def _bad_row(row, header, it, models):
         return f"iteration {ints[0]} where {it} was due"
     if not 0 <= ints[1] <= models:
         return f"model id {ints[1]} out of order"
-    if min(ints[2:5]) < 0 or ints[5] not in (0, 1):
+    if min(ints[2:-1], default=0) < 0 or ints[-1] not in (0, 1):
         return "not a trace row"
-    for swap in (row[7].split(";") if len(row) > 7 and row[7] else ()):
+    for swap in (row[end].split(";") if len(row) > end and row[end] else ()):
         pair, _, acc = swap.partition(":")
         i, _, j = pair.partition("-")
         if not (i.isdigit() and j.isdigit() and acc in ("0", "1")):

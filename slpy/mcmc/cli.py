@@ -64,8 +64,20 @@ def _proposal(ctx, param, value):
               help="Leaf likelihood (default: dirichlet for classes, normal for numbers).")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Override a prior parameter (repeatable).")
-@click.option("--query", default="cart(T)", show_default=True,
-              help="The prior's query; its one variable is the model.")
+@click.option("--query", default=None,
+              help="The prior's query; its one variable is the model [default: the "
+                   "family's: cart(T) for trees, bn(G) for networks].")
+@click.option("--family", default=None, metavar="NAME",
+              help="The kind of model the prior's answers are: tree, bn, or one "
+                   "registered from Python [default: as the prior declares with "
+                   ":- model_family(Name), else tree].")
+@click.option("--count", "count_col", default=None, metavar="COLUMN",
+              help="bn: the column saying how many samples each row stands for "
+                   "[default: a column named count, if there is one].")
+@click.option("--score", type=click.Choice(["bdeu", "k2"]), default=None,
+              help="bn: the family score [default: bdeu].")
+@click.option("--ess", type=FiniteFloat(0, min_open=True), default=None,
+              help="bn: BDeu's equivalent sample size [default: 1].")
 @click.option("--iterations", "-n", type=click.IntRange(min=1), default=10000,
               show_default=True)
 @click.option("--burn-in", type=click.IntRange(min=0), default=None,
@@ -104,7 +116,7 @@ def _proposal(ctx, param, value):
               help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
                    "holding a model term.")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
-              help="How many of the most visited trees to show.")
+              help="How many of the most visited models to show.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Run directory (default: runs/<prior>-<data>-seed<S>).")
 @force_option
@@ -113,10 +125,10 @@ def _proposal(ctx, param, value):
 @_limits.options(what="query of the prior (a sample or a proposal)")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
 def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, bucket_method,
-            likelihood, params, query, iterations, burn_in, thin, proposal, temper, delta_t,
+            likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, temper, delta_t,
             min_heat, ladder, adapt_ladder, swap, chains, jobs, seed, init, top, out, force,
             resume, timeout, max_steps, max_memory, quiet):
-    """Sample the posterior over trees (proof-tree MCMC).
+    """Sample the posterior over models: trees, Bayesian networks (proof-tree MCMC).
 
     Metropolis-Hastings on the proof tree of the current model: prune and regrow,
     redraw or swap choice points, or redraw a subtree exactly; optionally with
@@ -153,6 +165,9 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
                    delta_t=delta_t, min_heat=min_heat, ladder=ladder,
                    adapt_ladder=adapt_ladder, swap=swap, chains=chains, jobs=jobs, seed=seed,
                    init=init, top=top)
+        # the network settings only where given, so a tree run's config.json is as it was
+        cfg.update({k: v for k, v in (("family", family), ("count", count_col),
+                                      ("score", score), ("ess", ess)) if v is not None})
     summary = _run(cfg, out, resume, quiet, force,
                    _limits.program_limits(timeout, max_steps, max_memory))
     if not quiet:

@@ -1,12 +1,13 @@
-"""The posterior an MCMC run targets: an SLP prior over model terms, a query, data and
-a likelihood plugin. It turns proofs into states and regrows them."""
+"""The posterior an MCMC run targets: an SLP prior over model terms, a query, and a
+model family's scorer bound to the data (slpy.family). It turns proofs into states and
+regrows them; it knows nothing of any kind of model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..logic.terms import Struct, copy_term, deref, Var
+from ..logic.terms import copy_term, deref
 from ..logic.kinds import ReplayReject
-from ..trees.model import leaf_row_ids, leaves_and_depth, shape, canonical
+from ..family import Scorer
 
 
 @dataclass(frozen=True)
@@ -16,14 +17,24 @@ class State:
     term: object          # the model term (the query's answer)
     log_lik: float
     d: int                # d_T: the number of choice points in the proof
-    leaves: int
-    depth: int
+    stats: tuple          # the family's traced integers (Scorer.stats)
+
+
+class TermScorer(Scorer):
+    """The prior alone, for any model term: keyed by its text."""
+
+    def score(self, term):
+        return 0.0, ()
+
+    def key(self, term) -> str:
+        from ..lang.writer import term_to_text
+        return term_to_text(term, quoted=True)
 
 
 class PosteriorModel:
-    """prior (Program + query with one answer variable) x likelihood."""
+    """prior (Program + query with one answer variable) x a family's score."""
 
-    def __init__(self, program, query: str = "cart(T)", likelihood=None, answer=None):
+    def __init__(self, program, query: str, scorer: Scorer | None = None, answer=None):
         self.program = program
         self.engine = program.engine
         goal, varnames = program.parse_query(query)
@@ -35,8 +46,7 @@ class PosteriorModel:
             answer = names[0]
         self.goal = goal
         self.answer = varnames[answer]
-        self.likelihood = likelihood
-        self.rowsets = getattr(program, "rowsets", None)
+        self.scorer = scorer if scorer is not None else TermScorer()
 
     def _fresh_goal(self):
         mapping = {}
@@ -44,17 +54,11 @@ class PosteriorModel:
         return g, mapping.get(self.answer, self.answer)
 
     def log_lik(self, term) -> float:
-        if self.likelihood is None:
-            return 0.0
-        return self.likelihood.log_likelihood(self.rowsets, leaf_row_ids(term))
+        return self.scorer.score(term)[0]
 
     def _state(self, tree, term) -> State:
-        if self.likelihood is None:  # any model term, not only trees
-            leaves, depth = shape(term)
-            return State(tree, term, 0.0, tree.size(), leaves, depth)
-        ids, depth = leaves_and_depth(term)
-        lik = self.likelihood.log_likelihood(self.rowsets, ids)
-        return State(tree, term, lik, tree.size(), len(ids), depth)
+        lik, stats = self.scorer.score(term)
+        return State(tree, term, lik, tree.size(), stats)
 
     def sample_prior(self, rng, max_tries: int = 1000) -> State:
         """A state drawn from the prior (backtrackable sampling)."""
@@ -69,16 +73,17 @@ class PosteriorModel:
         """A state whose model is `term` (a model term without or with row sets): found
         by sampling from the prior constrained to that model."""
         from ..logic.terms import unify, undo_to
-        target = canonical(term)
+        key = self.scorer.key
+        target = key(term)
         # run the query with the answer pre-bound to the wanted structure
         for _ in range(max_tries):
             goal, ans = self._fresh_goal()
             mark = len(self.engine.trail)
-            if not unify(ans, _open_leaves(term), self.engine.trail):
+            if not unify(ans, self.scorer.pattern(term), self.engine.trail):
                 undo_to(self.engine.trail, mark)
                 raise ValueError("the initial tree does not match the query's answer")
             ok, tree, _ = self.engine.run_sampling(goal, rng, record=True)
-            if ok and canonical(deref(ans)) == target:
+            if ok and key(deref(ans)) == target:
                 # With the answer bound, choices the tree decides were recorded with
                 # probability 1; replaying every choice with the answer open records
                 # their prior probabilities, as later regrowths will.
@@ -113,11 +118,3 @@ class PosteriorModel:
             return None
         return self._state(tree, deref(ans)), log_reuse, log_forced
 
-
-def _open_leaves(term):
-    """The model term with each leaf's row set left open (the prior computes it)."""
-    t = deref(term)
-    if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-        return Struct("node", (t.args[0], t.args[1], _open_leaves(t.args[2]),
-                               _open_leaves(t.args[3])))
-    return Struct("leaf", (Var(),))

@@ -25,13 +25,14 @@ heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
     exact[:H]         an exact block (Gibbs) move for priors in the PCFG back end's
                       tree fragment: redraw the subtree below a node from its exact
                       conditional posterior, among subtrees of depth <= H (default 2)
-                      (slpy.mcmc.exact_move)
+                      (slpy.trees.exact_move: a move the tree family registers)
 
 A mixture ``uc:0.5,change:0.4,exact:0.1`` picks one move per iteration with those
 weights (normalised); a mixture of valid kernels is valid. ``default`` is the mixture
-that won benchmarks/mixing.py (DEFAULT_MIXTURE); for a prior outside the exact move's
-fragment (or a likelihood other than Dirichlet) its exact part is left out and the
-other weights renormalised.
+that won benchmarks/mixing.py (DEFAULT_MIXTURE); where a family's move in it does not
+apply (the exact move outside GROWTREE with the Dirichlet likelihood) that part is
+left out and the other weights renormalised. Model families add moves of their own
+with :func:`register_move`.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from typing import Callable
 from ..logic.builtins import UniformChoice
 from ..logic.db import SBUILTIN
 
-__all__ = ["Move", "parse_mixture", "make_moves", "change_move", "swap_move",
+__all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves", "change_move", "swap_move",
            "regrow_move", "perturb_move", "resolve_proposal", "check_proposal", "DEFAULT_PROPOSAL",
            "DEFAULT_MIXTURE"]
 
@@ -55,6 +56,34 @@ DEFAULT_MIXTURE = "uc:0.2,change:0.1,perturb:0.2,swap:0.1,exact:1:0.4"
 class Move:
     name: str
     propose: Callable    # (rng, state, it, heat) -> (new state or None, log ratio)
+
+
+@dataclass(frozen=True)
+class FamilyMove:
+    """A move a model family contributes, named ``prefix`` or ``prefix:ARG``."""
+    prefix: str
+    check: Callable      # (name) -> anything; ValueError for a bad name
+    applies: Callable    # (model) -> bool: can it run on this model?
+    build: Callable      # (model, name) -> Move
+    warm: Callable | None = None   # () -> None: start slow set-up early (compiling)
+
+
+_FAMILY_MOVES: dict = {}
+
+
+def register_move(move: FamilyMove) -> None:
+    _FAMILY_MOVES[move.prefix] = move
+
+
+def _family_move(name: str):
+    prefix = name.partition(":")[0]
+    if prefix not in _FAMILY_MOVES and prefix not in _CORE:
+        from ..family import load_builtins
+        load_builtins()
+    return _FAMILY_MOVES.get(prefix)
+
+
+_CORE = ("uc", "q0", "cycle", "change", "swap", "perturb")
 
 
 def regrow_move(model, proposal) -> Move:
@@ -254,9 +283,9 @@ def check_move_name(name: str) -> None:
     if name == "perturb" or name.startswith("perturb:"):
         _perturb_width(name)
         return
-    if _is_exact(name):
-        from .exact_move import parse_depth
-        parse_depth(name)
+    fm = _family_move(name)
+    if fm is not None:
+        fm.check(name)
         return
     try:
         make_proposal(name)
@@ -269,22 +298,23 @@ def resolve_proposal(model, spec: str) -> str:
     """`spec`, with ``default`` replaced by the mixture it stands for on `model`."""
     if spec != DEFAULT_PROPOSAL:
         return spec
-    from .exact_move import exact_applies
-    if exact_applies(model):
+    own = getattr(model.scorer, "proposal", None)
+    if own:
+        return own
+    mix = parse_mixture(DEFAULT_MIXTURE)
+    rest = [(n, w) for n, w in mix if _family_move(n) is None or _family_move(n).applies(model)]
+    if len(rest) == len(mix):
         return DEFAULT_MIXTURE
-    rest = [(n, w) for n, w in parse_mixture(DEFAULT_MIXTURE) if not _is_exact(n)]
     total = sum(w for _, w in rest)
     return ",".join(f"{n}:{round(w / total, 6):g}" for n, w in rest)
 
 
-def may_use_exact(spec: str) -> bool:
-    """Might `spec` (a valid one) use the exact move, on some model?"""
-    return any(_is_exact(n) for n, _ in
-               parse_mixture(DEFAULT_MIXTURE if spec == DEFAULT_PROPOSAL else spec))
-
-
-def _is_exact(name: str) -> bool:
-    return name == "exact" or name.startswith("exact:")
+def warm_up(spec: str) -> None:
+    """Start the slow set-up of the family moves `spec` (a valid one) may use."""
+    for n, _ in parse_mixture(DEFAULT_MIXTURE if spec == DEFAULT_PROPOSAL else spec):
+        fm = _family_move(n)
+        if fm is not None and fm.warm is not None:
+            fm.warm()
 
 
 def make_moves(model, spec: str) -> list[tuple[Move, float]]:
@@ -299,9 +329,8 @@ def make_moves(model, spec: str) -> list[tuple[Move, float]]:
             mv = swap_move(model)
         elif name == "perturb" or name.startswith("perturb:"):
             mv = perturb_move(model, _perturb_width(name))
-        elif _is_exact(name):
-            from .exact_move import exact_move
-            mv = exact_move(model, name)
+        elif _family_move(name) is not None:
+            mv = _family_move(name).build(model, name)
         else:
             mv = regrow_move(model, make_proposal(name))
         out.append((mv, w))

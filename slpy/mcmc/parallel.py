@@ -6,7 +6,7 @@ some replicas: their states and their random generators (slpy.mcmc.chain's
 process decides the swaps with the swap generator and sends back each replica's new
 heat. A state never crosses processes: swapping two levels' states is swapping the
 two replicas' heats. The worker that holds the cold replica sends its summary (the
-model's canonical form, log-likelihood, leaves, depth, d_T) with its next answer.
+model's key, log-likelihood, traced integers, d_T) with its next answer.
 The arithmetic is that of :func:`slpy.mcmc.chain.sample_chain`, so the chain is the
 same, byte for byte, whatever the number of processes.
 """
@@ -34,16 +34,13 @@ class StateRecord:
     """What the trace and the visit counter need of a state, sent between processes."""
     key: str
     log_lik: float
-    leaves: int
-    depth: int
+    stats: tuple
     d: int
     term: object = None
 
 
-def _record(state):
-    from ..trees.model import canonical
-    return StateRecord(canonical(state.term), state.log_lik, state.leaves, state.depth,
-                       state.d)
+def _record(model, state):
+    return StateRecord(model.scorer.key(state.term), state.log_lik, state.stats, state.d)
 
 
 def _worker(conn, cfg, train, index, mine):
@@ -64,7 +61,7 @@ def _worker(conn, cfg, train, index, mine):
             if msg[0] == "stop":
                 return
             _, it, heats, report = msg
-            rec = _record(states[report]) if report in states else None
+            rec = _record(model, states[report]) if report in states else None
             out = {}
             if it is not None:
                 for r in mine:

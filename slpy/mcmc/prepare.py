@@ -73,8 +73,10 @@ def trace_rows(rd: RunDir, cfg: dict) -> list[int]:
     """The complete rows of each chain's trace, checked (a corrupt trace: RunError)."""
     from .chain import check_trace, TraceError
     from .run import RunError
+    from ..family import get
+    stats = get(cfg.get("family", "tree")).stats
     try:
-        return [check_trace(rd.file(f"chain_{i}") / "trace.csv", cfg)
+        return [check_trace(rd.file(f"chain_{i}") / "trace.csv", cfg, stats)
                 for i in range(cfg["chains"])]
     except TraceError as e:
         raise RunError(f"cannot resume: {e}") from None
@@ -97,31 +99,11 @@ def init_term(cfg: dict, model, train):
         raise RunError(f"--init {init}: cannot read the file ({e})") from None
     except PrologError as e:     # a syntax error
         raise RunError(f"--init {init}: not a term ({str(e).splitlines()[0]})") from None
-    bad = _not_a_tree(term)
+    bad = model.scorer.check(term)
     if bad is not None:
-        raise RunError(f"--init {init}: not a model term node(Feature, Threshold, L, R) "
-                       f"/ leaf: {bad}")
+        raise RunError(f"--init {init}: {bad}")
     _reachable(model, term, init)
     return term
-
-
-def _not_a_tree(term):
-    """The first part of term that is not a node/4 with an atom and a number or a
-    leaf (leaf or leaf(Rows)), or None."""
-    from ..logic.terms import Atom, Struct, deref
-    from ..lang.writer import term_to_text
-    stack = [term]
-    while stack:
-        t = deref(stack.pop())
-        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-            f, v = deref(t.args[0]), deref(t.args[1])
-            if type(f) is not Atom or type(v) not in (int, float):
-                return term_to_text(t, quoted=True)[:60]
-            stack.extend((t.args[3], t.args[2]))
-        elif not (t == Atom("leaf") or type(t) is Struct and t.name == "leaf"
-                  and len(t.args) == 1):
-            return term_to_text(t, quoted=True)[:60]
-    return None
 
 
 def _reachable(model, term, init):
@@ -130,17 +112,16 @@ def _reachable(model, term, init):
     so a failure means the prior gives the tree probability 0."""
     import numpy as np
     from ..logic.terms import unify, undo_to
-    from .model import _open_leaves
     from .run import RunError
-    what = "slpy's greedy tree" if init == "greedy" else f"the tree in {init}"
+    what = "slpy's greedy tree" if init == "greedy" else f"the model in {init}"
     goal, ans = model._fresh_goal()
     eng = model.engine
     mark = len(eng.trail)
     try:
-        ok = unify(ans, _open_leaves(term), eng.trail) and \
+        ok = unify(ans, model.scorer.pattern(term), eng.trail) and \
             eng.run_sampling(goal, np.random.default_rng(0))[0]
     finally:
         undo_to(eng.trail, mark)
     if not ok:
         raise RunError(f"--init {init}: the prior gives {what} probability 0 (it cannot "
-                       f"produce it); start from the prior or another tree")
+                       f"produce it); start from the prior or another model")

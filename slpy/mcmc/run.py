@@ -10,14 +10,16 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PicklableError
+from ..family import FamilyError, get as get_family
 from ..runs import FORMAT, RunDir, accuracy_figures
 from .chain import run_chain
-from .moves import DEFAULT_PROPOSAL, may_use_exact
+from .moves import DEFAULT_PROPOSAL, warm_up
 
 # tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
 # burn_in None: a tenth of the iterations (where a tempering ladder adapts)
-DEFAULTS = dict(query="cart(T)", likelihood=None, params={}, iterations=10000,
+# query None: the family's (cart(T) for trees); family None: as the prior declares
+DEFAULTS = dict(family=None, query=None, likelihood=None, params={}, iterations=10000,
                 burn_in=None, thin=1, proposal=DEFAULT_PROPOSAL, delta_t=0.2, ladder=None,
                 adapt_ladder=None, **RECOMMENDED_TEMPERING, chains=1, jobs=1, seed=0,
                 init="prior", test=None, holdout=None, split_seed=0, target=None,
@@ -28,55 +30,37 @@ def default_burn_in(iterations: int) -> int:
     return int(iterations) // 10
 
 
-# --holdout must leave this many training rows (0.999 of 683 rows once trained on one)
-MIN_TRAIN_ROWS = 10
-
-
 class RunError(PicklableError):
     """A bad setting or input: the message is one line for the user."""
 
 
-def load_data(cfg, with_bucketer=False):
-    """(train, test) as the run sees them; with_bucketer: (train, test, bucketer or
-    None), the bucketer to apply to new rows."""
-    from ..data import load_csv, train_test_split
-    regression = cfg.get("likelihood") == "normal"
-    target = cfg.get("target", cfg.get("class_col"))   # class_col: runs before --target
-    missing = cfg.get("missing", "drop")
-    train = load_csv(cfg["data"], class_col=target, regression=regression,
-                     on_missing=missing)
-    test = None
-    if cfg.get("test"):
-        # matched to the training data by column name; an unknown column or class is an
-        # error (matching by position once scored a reordered file silently)
-        test = load_csv(cfg["test"], class_col=target, on_missing=missing, like=train)
-    elif cfg.get("holdout"):
-        # runs written before --split-seed existed split with the chain seed
-        split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
-        rng = np.random.default_rng(np.random.SeedSequence([split_seed, 7]))
-        n, dropped = train.n_rows, train.n_dropped
-        train, test = train_test_split(train, cfg["holdout"], rng)
-        train.n_dropped = dropped            # rows of the file left out, before the split
-        if train.n_rows < MIN_TRAIN_ROWS:
-            raise RunError(f"--holdout {cfg['holdout']} leaves {train.n_rows} of {n} rows "
-                           f"for training (at least {MIN_TRAIN_ROWS} are needed)")
-    bucketer = None
-    if cfg.get("bucket"):
-        # fitted on the training rows only, as the exact back end and the estimators do
-        from ..pcfg.bucket import Bucketer
-        bucketer = Bucketer(int(cfg["bucket"]), cfg.get("bucket_method") or "uniform")
-        train = bucketer.fit(train.X).transform_dataset(train)
-        if test is not None:
-            test = bucketer.transform_dataset(test)
-    return (train, test, bucketer) if with_bucketer else (train, test)
+def family_of(cfg):
+    """The model family of a run's settings (slpy.family)."""
+    try:
+        return get_family(cfg.get("family") or "tree")
+    except FamilyError as e:
+        raise RunError(f"--family: {e}") from None
+
+
+def declared_family(prior) -> str:
+    """The family a prior file declares (`:- model_family(Name).`), else tree."""
+    from ..logic.program import Program
+    p = Program()
+    p.consult(prior)
+    return getattr(p, "model_family", None) or "tree"
+
+
+def load_data(cfg):
+    """(train, test) as the run sees them (its family reads them)."""
+    return family_of(cfg).load_data(cfg)
 
 
 def build_model(cfg, train, limits=None):
     """The posterior of cfg's prior on train; `limits`: Program() keyword arguments
     (slpy.limits.program_limits) for each query of the prior."""
     from ..logic.program import Program
-    from ..trees import make_likelihood
     from .model import PosteriorModel
+    family = family_of(cfg)
     p = Program(**(limits or {}))
     p.consult(cfg["prior"])
     for k, v in cfg.get("params", {}).items():
@@ -85,12 +69,8 @@ def build_model(cfg, train, limits=None):
             raise RunError(f"-p {k}: {cfg['prior']} declares no parameter {k} "
                            f"(declared: {declared})")
         p.set_param(k, _param_term(p, v))
-    p.attach_data(train)
-    lik_name = cfg.get("likelihood") or ("normal" if train.task == "regression"
-                                         else "dirichlet")
-    hyper = {"alpha": cfg.get("alpha", 1.0)} if lik_name == "dirichlet" else {}
-    lik = make_likelihood(lik_name, train, **hyper)
-    return PosteriorModel(p, cfg["query"], lik)
+    scorer = family.bind(p, train, cfg)
+    return PosteriorModel(p, cfg.get("query") or family.query, scorer)
 
 
 def _param_term(p, v):
@@ -104,10 +84,9 @@ def _init_term(cfg, model, train):
     init = cfg.get("init") or "prior"
     if init == "prior":
         return None
-    if init == "greedy":
-        from ..trees.greedy import greedy_tree
-        return greedy_tree(model.rowsets, train, min_leaf=int(cfg["params"].get(
-            "min_leaf", 5)))
+    named = family_of(cfg).initial_term(cfg, model.scorer, train)
+    if named is not None:
+        return named
     text = Path(init).read_text()
     term, _ = model.program.parse_query(text.strip().rstrip("."))
     return term
@@ -124,16 +103,16 @@ def chain_job(cfg: dict, index: int, out: str, resume_rows: int = 0, quiet: bool
 
 
 def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int = 0,
-                  quiet: bool = True, all_trees: bool = False, model=None, workers: int = 1):
-    """chain_job on in-memory Datasets (`test` may be None). With `all_trees` the
-    result also maps every visited model to its Tree ("all_trees"), as the
-    scikit-learn estimators need for the posterior predictive. `model`: a fresh
+                  quiet: bool = True, all_models: bool = False, model=None, workers: int = 1):
+    """chain_job on in-memory data (`test` may be None). The result holds the family's
+    drawings (ModelFamily.describe) of the chain's top models ("models") and of its
+    best ("best_model"); with `all_models`, of every visited model ("all_models"), as
+    the scikit-learn estimators need for the posterior predictive. `model`: a fresh
     build_model(cfg, train) to use instead of building one (it must not have run).
     `workers` > 1: the tempered replicas run in that many processes."""
-    from ..trees.model import Tree
-    from ..report.predict import tree_from_canonical
     if model is None:
         model = build_model(cfg, train)
+    family = family_of(cfg)
     cfg = dict(cfg)
     cfg["init_term"] = _init_term(cfg, model, train)
     progress = Progress(cfg["iterations"], f"chain {index}", show=not quiet)
@@ -141,34 +120,24 @@ def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int
         res = run_chain(model, cfg, index, Path(out) / f"chain_{index}", resume_rows,
                         progress, workers=workers, train=train)
     progress.close()
-    alpha = cfg.get("alpha", 1.0)
 
-    def tree(key, term):
-        # a model sampled in another process comes back as its canonical form only
-        if term is None:
-            return tree_from_canonical(key, model.rowsets, train, alpha)
-        return Tree.from_term(term, model.rowsets, train, alpha)
+    def draw(key, term):
+        return family.describe(model.scorer, train, key, term)
 
     top = sorted(res.visits.items(), key=lambda kv: (-kv[1].count, kv[1].id))[:cfg["top"]]
-    trees = {key: tree(key, v.term) for key, v in top}
-    best_tree = tree(res.best[1], res.best[2]) if res.best[1] is not None else None
+    models = {key: draw(key, v.term) for key, v in top}
+    best = draw(res.best[1], res.best[2]) if res.best[1] is not None else None
     every = None
-    if all_trees:
-        every = {key: trees.get(key) or tree(key, v.term) for key, v in res.visits.items()}
-    pred = None
-    if test is not None and res.kept and train.task == "classification":
-        total = np.zeros((test.n_rows, train.n_classes))
-        for key, v in res.visits.items():
-            t = (every or trees).get(key) or tree(key, v.term)
-            total += v.count * t.predict_proba(test.X)
-        pred = total / res.kept
+    if all_models:
+        every = {key: models.get(key) or draw(key, v.term) for key, v in res.visits.items()}
+    pred = family.predict(model.scorer, train, test, res.visits, res.kept, every or models)
     for v in res.visits.values():
         v.term = None
     res.best = (res.best[0], res.best[1], None)
-    job = {"result": res, "trees": trees, "best_tree": best_tree, "pred": pred,
-           "y_test": None if test is None else test.y, "classes": train.classes}
+    job = {"result": res, "models": models, "best_model": best, "pred": pred,
+           "y_test": getattr(test, "y", None), "classes": getattr(train, "classes", None)}
     if every is not None:
-        job["all_trees"] = every
+        job["all_models"] = every
     return job
 
 
@@ -257,7 +226,6 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     queries (not settings: they change nothing unless reached). `warn(line)` gets the
     warnings (default: standard error)."""
     from .. import __version__
-    from ..data import dataset_hash
     from . import prepare
     warn = warn or (lambda line: print(line, file=sys.stderr))
     rd = RunDir(out, create=False)    # created once the checks below have passed
@@ -273,13 +241,15 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
             cfg["burn_in"] = default_burn_in(cfg["iterations"])
         rd.check_new(force)
     _check(cfg)
-    if may_use_exact(cfg["proposal"]):
-        from ..pcfg.block import compile_in_background
-        compile_in_background()      # while the data and the program load
+    if not cfg.get("family"):
+        cfg["family"] = declared_family(cfg["prior"])
+    family = family_of(cfg)
+    cfg["query"] = cfg.get("query") or family.query
+    warm_up(cfg["proposal"])          # while the data and the program load
     train, test = load_data(cfg)
-    dropped = _dropped_rows(cfg, train, test, warn)
+    dropped = _dropped_rows(cfg, family.dropped_rows(cfg, train, test), warn)
     if resume:
-        prepare.check_data_hash(rd, dataset_hash(train))
+        prepare.check_data_hash(rd, family.data_hash(train))
         resume_rows = prepare.trace_rows(rd, cfg)
     model = build_model(cfg, train, limits)   # the prior's load errors, before any chain
     from .moves import resolve_proposal
@@ -292,7 +262,7 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     elif rd.read_manifest() is None:          # a run from before the manifest has one now
         rd.write_manifest("run", prepare.inputs(cfg))
     cfg_out = dict(cfg, format=FORMAT, slpy_version=__version__,
-                   data_hash=dataset_hash(train), python=platform.python_version())
+                   data_hash=family.data_hash(train), python=platform.python_version())
     rd.write_config(cfg_out)
     t0 = time.perf_counter()
     jobs, chains = cfg["jobs"], cfg["chains"]
@@ -316,13 +286,10 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     return summary
 
 
-def _dropped_rows(cfg, train, test, warn) -> dict:
-    """Rows left out for a missing value, by input (a warning line for each)."""
+def _dropped_rows(cfg, counts, warn) -> dict:
+    """Rows left out for a missing value, by input (`counts`: role -> (dropped, kept);
+    a warning line for each)."""
     from ..cliopts import dropped_warning
-    counts = {"data": (train.n_dropped,
-                       train.n_rows + (test.n_rows if cfg.get("holdout") else 0))}
-    if cfg.get("test"):
-        counts["test"] = (test.n_dropped, test.n_rows)
     for role, (n, rows) in counts.items():
         if n:
             warn(dropped_warning(cfg[role], n, rows + n))
@@ -367,17 +334,11 @@ TIMING = ("seconds", "iterations_per_second")   # in timing.json, not summary.js
 def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
     """The summary dict and text of the chains' results (the text without timings:
     same seed, same bytes; timing_line() has them). With several chains and the run
-    directory, R-hat and bulk ESS of the log-likelihood, leaves and depth traces
-    (slpy.diagnostics), and a warning line when an R-hat is above 1.01. `dropped`:
+    directory, R-hat and bulk ESS of the log-likelihood and the family's traced
+    integers (leaves and depth for trees; slpy.diagnostics), and a warning line when an R-hat is above 1.01. `dropped`:
     rows left out for a missing value, by input."""
-    merged: dict = {}
-    for o in outs:
-        r = o["result"]
-        for key in r.order:
-            v = r.visits[key]
-            m = merged.setdefault(key, {"count": 0, "log_lik": v.log_lik, "leaves": v.leaves,
-                                        "depth": v.depth})
-            m["count"] += v.count
+    family = family_of(cfg)
+    merged = merge_visits(outs, family.stats)
     kept = sum(o["result"].kept for o in outs)
     iters = sum(o["result"].iterations for o in outs)
     accepted = sum(o["result"].accepted for o in outs)
@@ -400,7 +361,7 @@ def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
         "best_log_lik": best["result"].best[0], "best_model": best["result"].best[1],
         "unique_models": len(merged),
         "top_models": [{"model": k, "prob": m["count"] / kept, "log_lik": m["log_lik"],
-                        "leaves": m["leaves"], "depth": m["depth"]}
+                        **{n: m[n] for n in family.stats}}
                        for k, m in ranked[:cfg["top"]]] if kept else [],
         "seconds": round(seconds, 3),
         # sampling speed: iterations over the chains' own time (loading excluded)
@@ -409,7 +370,11 @@ def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
         "interrupted": any(o["result"].interrupted for o in outs),
         "rows_with_missing_values": dropped or {},
     }
-    conv = _convergence(run_dir, outs) if run_dir is not None and len(outs) > 1 else None
+    extra, extra_lines = family.summary(merged, kept) if kept else ({}, [])
+    summary.update(extra)
+    traces = (("log_lik", "log-lik"),) + tuple((n, n) for n in family.stats)
+    conv = _convergence(run_dir, outs, traces) if run_dir is not None and len(outs) > 1 \
+        else None
     if conv is not None:
         summary["chain_acceptance_rates"] = [
             o["result"].accepted / o["result"].iterations if o["result"].iterations
@@ -426,7 +391,7 @@ def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
               for role, n in (dropped or {}).items() if n]
     lines.append(f"acceptance rate {summary['acceptance_rate']:.3f}")
     if conv is not None:
-        lines.extend(_convergence_lines(conv))
+        lines.extend(_convergence_lines(conv, traces))
     if len(summary["moves"]) > 1:
         lines.append("acceptance by move " + ", ".join(
             f"{k}: {v:.3f}" for k, v in summary["moves"].items()))
@@ -442,17 +407,19 @@ def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
     if "acc_max" in summary:
         lines.append(f"test accuracy: acc_max {summary['acc_max']:.4f}, "
                      f"acc_prob {summary['acc_prob']:.4f}")
-    trees = {}
+    lines.extend(extra_lines)
+    drawn = {}
     for o in outs:
-        trees.update(o["trees"])
+        drawn.update(o["models"])
     for i, m in enumerate(summary["top_models"], 1):
         lines.append("")
-        lines.append(f"#{i}: posterior {m['prob']:.4f}, log-likelihood {m['log_lik']:.3f}, "
-                     f"{m['leaves']} leaves")
-        t = trees.get(m["model"])
+        label = family.label({n: m[n] for n in family.stats})
+        lines.append(f"#{i}: posterior {m['prob']:.4f}, log-likelihood {m['log_lik']:.3f}"
+                     + (f", {label}" if label else ""))
+        t = drawn.get(m["model"])
         if t is not None:
             lines.append(str(t))
-    bt = best["best_tree"]
+    bt = best["best_model"]
     if bt is not None:
         lines.append("")
         lines.append(f"highest likelihood (MAP under a uniform prior): "
@@ -466,7 +433,20 @@ def timing_line(summary) -> str:
             f"(timing.json)")
 
 
-_TRACES = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
+def merge_visits(outs, stats) -> dict:
+    """key -> {"count", "log_lik", and the traced integers} over the chains, in order
+    of first visit (chain by chain)."""
+    merged: dict = {}
+    for o in outs:
+        r = o["result"]
+        for key in r.order:
+            v = r.visits[key]
+            m = merged.get(key)
+            if m is None:
+                m = merged[key] = {"count": 0, "log_lik": v.log_lik,
+                                   **dict(zip(stats, v.stats))}
+            m["count"] += v.count
+    return merged
 
 
 def _move_rates(outs) -> dict:
@@ -480,46 +460,41 @@ def _move_rates(outs) -> dict:
     return {k: (a / n if n else 0.0) for k, (n, a) in sorted(tot.items())}
 
 
-def _convergence(run_dir, outs):
+def _convergence(run_dir, outs, traces):
     """R-hat and bulk ESS of the chains' traces as written (chains cut to the shortest)."""
     from ..diagnostics import trace_diagnostics, equal_length
     from ..report.rundir import read_trace
-    traces = [read_trace(Path(run_dir) / f"chain_{o['result'].index}" / "trace.csv")
+    chains = [read_trace(Path(run_dir) / f"chain_{o['result'].index}" / "trace.csv")
               for o in outs]
-    n = min(len(t["log_lik"]) for t in traces)
+    n = min(len(t["log_lik"]) for t in chains)
     if n < 4:
         return None
-    diag = trace_diagnostics({k: equal_length([t[k] for t in traces]) for k, _ in _TRACES})
-    return {"chains": len(traces), "draws": n, **diag}
+    diag = trace_diagnostics({k: equal_length([t[k] for t in chains]) for k, _ in traces})
+    return {"chains": len(chains), "draws": n, **diag}
 
 
-def _convergence_lines(conv):
+def _convergence_lines(conv, traces):
     def fmt(x, spec, inf=False):   # None: nan, or inf when the name is in the warning
         return ("inf" if inf else "n/a") if x is None else format(x, spec)
     lines = [f"R-hat (bulk ESS) over {conv['chains']} chains of {conv['draws']} draws: "
              + ", ".join(f"{label} {fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
-                         f"({fmt(conv[k]['ess_bulk'], '.0f')})" for k, label in _TRACES)]
+                         f"({fmt(conv[k]['ess_bulk'], '.0f')})" for k, label in traces)]
     if conv["rhat_warning"]:
-        names = ", ".join(label for k, label in _TRACES if k in conv["rhat_warning"])
+        names = ", ".join(label for k, label in traces if k in conv["rhat_warning"])
         lines.append(f"warning: R-hat above 1.01 for {names}: the chains disagree (run "
                      f"longer, temper, or start from elsewhere)")
     return lines
 
 
 def _write_outputs(rd, cfg, outs, summary, text):
-    merged: dict = {}
-    for o in outs:
-        r = o["result"]
-        for key in r.order:
-            v = r.visits[key]
-            m = merged.setdefault(key, {"model": key, "count": 0, "log_lik": v.log_lik,
-                                        "leaves": v.leaves, "depth": v.depth})
-            m["count"] += v.count
+    family = family_of(cfg)
+    merged = merge_visits(outs, family.stats)
     kept = max(1, summary["kept"])
-    rows = sorted(merged.values(), key=lambda m: (-m["count"], m["model"]))
+    rows = sorted(({"model": k, **m} for k, m in merged.items()),
+                  key=lambda m: (-m["count"], m["model"]))
     for m in rows:
         m["prob"] = m["count"] / kept
-    rd.write_models(rows)
+    rd.write_models(rows, family.stats)
     rd.write_summary({k: v for k, v in summary.items() if k not in TIMING}, text)
     rd.write_timing({**{k: summary[k] for k in TIMING},
                      "chain_seconds": [round(o["result"].seconds, 3) for o in outs]})
@@ -537,9 +512,9 @@ def _write_outputs(rd, cfg, outs, summary, text):
             for key in r.order:
                 v = r.visits[key]
                 w.writerow([v.id, key, v.count, repr(round(v.log_lik, 10))])
-        for i, (key, t) in enumerate(sorted(o["trees"].items(),
+        for i, (key, t) in enumerate(sorted(o["models"].items(),
                                             key=lambda kv: -merged[kv[0]]["count"])):
             if i == 0 and o["result"].index == 0:
-                rd.write_tree("top", t)
-        if o["best_tree"] is not None and o is max(outs, key=lambda x: x["result"].best[0]):
-            rd.write_tree("best", o["best_tree"])
+                rd.write_model(family.folder, "top", t)
+        if o["best_model"] is not None and o is max(outs, key=lambda x: x["result"].best[0]):
+            rd.write_model(family.folder, "best", o["best_model"])

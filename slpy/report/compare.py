@@ -30,29 +30,30 @@ TRACES = (("log_lik", "log-likelihood"), ("leaves", "leaves"), ("depth", "depth"
 EXACT = "exact posterior"       # the label of the exact back end's column
 
 
-def _diag(chains) -> dict | None:
+def _diag(chains, traces=TRACES) -> dict | None:
     chains = [c for c in chains if c.n]
     n = min((c.n for c in chains), default=0)
     if len(chains) < 2 or n < 4:
         return None
     d = trace_diagnostics({k: equal_length([getattr(c, k) for c in chains])
-                           for k, _ in TRACES})
+                           for k, _ in traces})
     return {"chains": len(chains), "draws": n, **d}
 
 
-def convergence(runs) -> dict:
+def convergence(runs, traces=TRACES) -> dict:
     """{"runs": [per MCMC run: label, R-hat/ESS (None with one chain), acceptance rate
     per chain, swap rates], "pooled": R-hat/ESS over every chain of every run (None
-    with one run)}."""
+    with one run)}. `traces`: (key, name) of the traces diagnosed."""
     out = []
     mcmc = [r for r in runs if r.kind == "mcmc"]
     for r in mcmc:
         swaps = r.summary.get("swap_rates") or {}
-        out.append({"run": r.label, "path": str(r.path), "diagnostics": _diag(r.chains),
+        out.append({"run": r.label, "path": str(r.path),
+                    "diagnostics": _diag(r.chains, traces),
                     "acceptance": [c.acceptance_rate for c in r.chains],
                     "acceptance_rate": r.summary.get("acceptance_rate"),
                     "swap_rates": {k: v for k, v in sorted(swaps.items())}})
-    pooled = _diag([c for r in mcmc for c in r.chains]) if len(mcmc) > 1 else None
+    pooled = _diag([c for r in mcmc for c in r.chains], traces) if len(mcmc) > 1 else None
     return {"runs": out, "pooled": pooled}
 
 

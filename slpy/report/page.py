@@ -71,33 +71,33 @@ def _runs_section(runs) -> list[str]:
     return out
 
 
-def _conv_row(label, d, acc="", swaps=""):
+def _conv_row(label, d, acc="", swaps="", traces=TRACES):
     if d is None:
-        return [label, "1 chain", "", "", "", "", "", "", acc, swaps]
+        return [label, "1 chain"] + [""] * (2 * len(traces)) + [acc, swaps]
     def rh(k):
         v = d[k]["rhat"]
         s = "inf" if v is None and k in d["rhat_warning"] else _f(v, ".3f")
         return f"**{s}**" if k in d["rhat_warning"] else s
-    return ([label, f"{d['chains']} x {d['draws']}"] + [rh(k) for k, _ in TRACES]
-            + [_f(d[k]["ess_bulk"], ".0f") for k, _ in TRACES] + [acc, swaps])
+    return ([label, f"{d['chains']} x {d['draws']}"] + [rh(k) for k, _ in traces]
+            + [_f(d[k]["ess_bulk"], ".0f") for k, _ in traces] + [acc, swaps])
 
 
-def _convergence_section(conv) -> tuple[list[str], list[str]]:
+def _convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
     rows, warnings = [], []
     for r in conv["runs"]:
         acc = ", ".join(_f(a, ".3f") for a in r["acceptance"])
         swaps = ", ".join(f"{k}: {_f(v, '.3f')}" for k, v in r["swap_rates"].items())
-        rows.append(_conv_row(r["run"], r["diagnostics"], acc, swaps))
+        rows.append(_conv_row(r["run"], r["diagnostics"], acc, swaps, traces))
         if r["diagnostics"] and r["diagnostics"]["rhat_warning"]:
             warnings.append(f"{r['run']}: R-hat above 1.01 for "
                             + ", ".join(r["diagnostics"]["rhat_warning"]))
     if conv["pooled"] is not None:
-        rows.append(_conv_row("all runs pooled", conv["pooled"]))
+        rows.append(_conv_row("all runs pooled", conv["pooled"], traces=traces))
         if conv["pooled"]["rhat_warning"]:
             warnings.append("all runs pooled: R-hat above 1.01 for "
                             + ", ".join(conv["pooled"]["rhat_warning"]))
-    head = ["run", "chains x draws"] + [f"R-hat {n}" for _, n in TRACES] + \
-        [f"ESS {n}" for _, n in TRACES] + ["acceptance per chain", "swap rates"]
+    head = ["run", "chains x draws"] + [f"R-hat {n}" for _, n in traces] + \
+        [f"ESS {n}" for _, n in traces] + ["acceptance per chain", "swap rates"]
     lines = ["## Convergence", "",
              "Rank-normalised split R-hat and bulk effective sample size (Vehtari et al. "
              "2021, as ArviZ computes them) of each run's chains, and of the chains of all "
@@ -167,11 +167,35 @@ def _trees(runs, exact_post) -> list:
     return [(" = ".join(titles), t) for t, titles in found.values()]
 
 
+def _family_of(run_dirs) -> str:
+    """The model family of the runs (one for all of them)."""
+    fams = set()
+    for d in run_dirs:
+        try:
+            fams.add(json.loads((Path(d) / "config.json").read_text()).get("family")
+                     or "tree")
+        except (OSError, ValueError):
+            fams.add("tree")      # load_run says what is wrong with it
+    if len(fams) > 1:
+        raise ReportError(f"the runs learn different kinds of model ({', '.join(sorted(fams))})"
+                          f": report them apart")
+    return fams.pop()
+
+
 def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
                 ) -> tuple[Path, list[str]]:
     """Write the report of the runs at run_dirs into out (default RUN_DIR/report of
     the first); returns its path and the R-hat warnings."""
     from . import figures
+    family = _family_of(run_dirs)
+    if family != "tree":
+        from ..family import get, FamilyError
+        from .generic import family_report
+        try:
+            fam = get(family)
+        except FamilyError as e:
+            raise ReportError(f"{run_dirs[0]}: {e}") from None
+        return family_report(fam, run_dirs, out, top)
     runs = [load_run(d) for d in run_dirs]
     _unique_labels(runs)
     out = Path(out) if out is not None else Path(run_dirs[0]) / "report"

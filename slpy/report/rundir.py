@@ -16,20 +16,27 @@ from . import ReportError
 
 __all__ = ["Chain", "Run", "load_run", "read_trace", "read_predictions"]
 
-_TRACE_NUMERIC = ("iter", "model", "log_lik", "leaves", "depth", "d", "accepted")
+_TRACE_NUMERIC = ("iter", "model", "log_lik", "d", "accepted")   # and the family's
 
 
 @dataclass
 class Chain:
-    """One chain's kept iterations (arrays of equal length) and its visited models."""
+    """One chain's kept iterations (arrays of equal length) and its visited models;
+    the family's traced integers (leaves and depth for trees, edges for networks) are
+    in `stats` and read as attributes (chain.leaves)."""
     index: int
     iters: np.ndarray
     log_lik: np.ndarray
-    leaves: np.ndarray
-    depth: np.ndarray
+    stats: dict                       # name -> array
     accepted: np.ndarray
     swaps: dict                       # "i-j" -> [proposed, accepted] over kept rows
     models: list = field(default_factory=list)   # (canonical, count) by first visit
+
+    def __getattr__(self, name):
+        stats = self.__dict__.get("stats") or {}
+        if name in stats:
+            return stats[name]
+        raise AttributeError(name)
 
     @property
     def n(self) -> int:
@@ -69,8 +76,8 @@ class Run:
 
 
 def read_trace(path) -> dict:
-    """A chain's trace.csv as arrays (iter, model, log_lik, leaves, depth, d, accepted)
-    plus "swap": the list of the swap column's entries ("i-j:0|1" pairs joined by ";",
+    """A chain's trace.csv as arrays (iter, model, log_lik, the family's traced integers,
+    d, accepted) plus "swap": the list of the swap column's entries ("i-j:0|1" pairs joined by ";",
     or "")."""
     path = Path(path)
     try:
@@ -88,8 +95,9 @@ def read_trace(path) -> dict:
     cols = list(zip(*body)) if body else [()] * len(header)
     out = {}
     try:
-        for c in _TRACE_NUMERIC:
-            out[c] = np.array(cols[header.index(c)], dtype=float)
+        for c in header:
+            if c != "swap":
+                out[c] = np.array(cols[header.index(c)], dtype=float)
     except ValueError:
         raise ReportError(f"{path}: a value of column {c!r} is not a number")
     out["swap"] = list(cols[header.index("swap")]) if "swap" in header else []
@@ -164,18 +172,17 @@ def load_run(path) -> Run:
             models = []
             if (cdir / "models.csv").is_file():
                 models = [(r["model"], int(r["count"])) for r in _read_csv(cdir / "models.csv")]
-            chains.append(Chain(i, t["iter"], t["log_lik"], t["leaves"], t["depth"],
-                                t["accepted"], _swap_counts(t["swap"]), models))
+            stats = {k: v for k, v in t.items() if k not in _TRACE_NUMERIC + ("swap",)}
+            chains.append(Chain(i, t["iter"], t["log_lik"], stats, t["accepted"],
+                                _swap_counts(t["swap"]), models))
         if not any(c.n for c in chains):
             raise ReportError(f"{path}: the chains kept no iterations")
     models = []
     if (path / "models.csv").is_file():
         for r in _read_csv(path / "models.csv"):
             models.append({"model": r["model"], "prob": _float_or_none(r.get("prob")),
-                           "log_lik": _float_or_none(r.get("log_lik")),
-                           "leaves": _float_or_none(r.get("leaves")),
-                           "depth": _float_or_none(r.get("depth")),
-                           "count": _float_or_none(r.get("count"))})
+                           **{k: _float_or_none(v) for k, v in r.items()
+                              if k not in ("model", "prob", "rank")}})
     pred = path / "predictions.csv"
     pred_exact = path / "predictions_exact.csv"
     trees = {}

@@ -12,6 +12,7 @@ from slpy.data import load_csv
 from slpy.trees import make_likelihood
 from slpy.trees.model import canonical
 from slpy.mcmc.model import PosteriorModel
+from slpy.trees.family import TreeScorer
 from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step
 
 from .exact_growtree import enumerate_trees
@@ -31,12 +32,12 @@ def model_for(ds, with_data):
     p.set_param("min_leaf", 5)
     p.attach_data(ds)
     lik = make_likelihood("dirichlet", ds) if with_data else None
-    return PosteriorModel(p, "cart(T)", lik)
+    return PosteriorModel(p, "cart(T)", TreeScorer(p, lik))
 
 
 def exact(m, ds, with_data):
-    trees = enumerate_trees(m.rowsets, ds.feature_names, 0.95, 1.0, 5)
-    logw = np.array([np.log(p) + (m.likelihood.log_likelihood(m.rowsets, leaves)
+    trees = enumerate_trees(m.scorer.rowsets, ds.feature_names, 0.95, 1.0, 5)
+    logw = np.array([np.log(p) + (m.scorer.likelihood.log_likelihood(m.scorer.rowsets, leaves)
                                   if with_data else 0.0) for _, p, leaves in trees])
     w = np.exp(logw - logw.max())
     return {k: x for (k, _, _), x in zip(trees, w / w.sum())}

@@ -53,7 +53,7 @@ def exact_draw(m, rng, log_lik_max):
 
 def stationarity_pvalue(m, probs, kernel, n=5000, steps=3, seed=1, heat=1.0):
     rng = np.random.default_rng(seed)
-    top = max(m.log_lik(t) for t in _terms(m, rng, 300)) if m.likelihood else 0.0
+    top = max(m.log_lik(t) for t in _terms(m, rng, 300)) if m.scorer.likelihood else 0.0
     counts = Counter()
     for _ in range(n):
         s = exact_draw(m, rng, top)
@@ -115,8 +115,8 @@ def test_a_kernel_at_a_lower_heat_leaves_its_own_target_invariant(targets, small
 
 def _tempered(m, ds, heat):
     from .exact_growtree import enumerate_trees
-    trees = enumerate_trees(m.rowsets, ds.feature_names, 0.95, 1.0, 5)
-    logw = np.array([np.log(p) + heat * m.likelihood.log_likelihood(m.rowsets, leaves)
+    trees = enumerate_trees(m.scorer.rowsets, ds.feature_names, 0.95, 1.0, 5)
+    logw = np.array([np.log(p) + heat * m.scorer.likelihood.log_likelihood(m.scorer.rowsets, leaves)
                      for _, p, leaves in trees])
     w = np.exp(logw - logw.max())
     return {k: x for (k, _, _), x in zip(trees, w / w.sum())}

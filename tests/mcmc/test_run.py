@@ -105,7 +105,7 @@ def test_init_greedy_and_from_file(tmp_path):
     ds = load_csv(DATA)
     cfg = dict(DEFAULTS, prior=PRIOR, data=DATA, init="greedy")
     model = build_model(cfg, ds)
-    greedy = greedy_tree(model.rowsets, ds, min_leaf=5)
+    greedy = greedy_tree(model.scorer.rowsets, ds, min_leaf=5)
     assert canonical(greedy).startswith("node(")
     cfg["init_term"] = _init_term(cfg, model, ds)
     start = _initial_state(model, cfg, np.random.default_rng(0))

@@ -10,6 +10,7 @@ from slpy.data import load_csv
 from slpy.logic.proof import ProofNode
 from slpy.mcmc.kernel import build_kernel, make_proposal
 from slpy.mcmc.model import PosteriorModel
+from slpy.trees.family import TreeScorer
 from slpy.trees import make_likelihood
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +21,7 @@ def growtree_model(data: str) -> PosteriorModel:
     p = Program()
     p.consult(ROOT / "priors" / "growtree.slp")
     p.attach_data(ds)
-    return PosteriorModel(p, "cart(T)", make_likelihood("dirichlet", ds))
+    return PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
 
 
 def live_proof_nodes() -> int:

@@ -6,6 +6,8 @@ import pytest
 
 from slpy.diagnostics import ess, rhat
 from slpy.mcmc.run import _convergence_lines
+
+TREE = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
 from .test_report import KYPHOSIS, PRIOR, ok, read_csv
 
 
@@ -43,10 +45,10 @@ def test_convergence_lines():
             "log_lik": {"rhat": 1.004, "ess_bulk": 150.2},
             "leaves": {"rhat": None, "ess_bulk": 200.0},
             "depth": {"rhat": 1.009, "ess_bulk": 99.6}}
-    assert _convergence_lines(conv) == [
+    assert _convergence_lines(conv, TREE) == [
         "R-hat (bulk ESS) over 2 chains of 100 draws: log-lik 1.004 (150), leaves n/a "
         "(200), depth 1.009 (100)"]
     conv["rhat_warning"] = ["leaves", "depth"]
-    lines = _convergence_lines(conv)
+    lines = _convergence_lines(conv, TREE)
     assert "leaves inf (200)" in lines[0]
     assert lines[1].startswith("warning: R-hat above 1.01 for leaves, depth")

@@ -555,6 +555,21 @@ def param(eng, name, value):
     raise existence_error("parameter", name)
 
 
+@det("model_family", 1)
+def model_family(eng, name):
+    """model_family(Name): the kind of model the prior's answers are (slpy.family:
+    tree, bn, or a registered one). `:- model_family(bn).` declares it while loading;
+    undeclared, a prior's models are trees."""
+    prog = eng.program
+    t = deref(name)
+    if prog._loading_file is not None and type(t) is not Var:
+        if type(t) is not Atom:
+            raise type_error("atom", t)
+        prog.model_family = t.name
+        return True
+    return eng.unify(name, Atom(getattr(prog, "model_family", None) or "tree"))
+
+
 # -- helpers for the Prolog library ---------------------------------------------------------
 
 @det("$free_variable_set", 3)

@@ -89,13 +89,16 @@ def _setting(model):
     """(GROWTREE parameters, (tree predicate, leaf clause, node clause)) of a model the
     exact move applies to; ExactMoveError saying why not otherwise."""
     from ..pcfg.compile import detect_family
-    from ..trees.likelihood import DirichletLikelihood
-    fam = detect_family(model.program) if model.rowsets is not None else None
+    from .family import TreeScorer
+    from .likelihood import DirichletLikelihood
+    scorer = model.scorer
+    fam = detect_family(model.program) if isinstance(scorer, TreeScorer) and \
+        scorer.rowsets is not None else None
     if fam is None or fam[0] != "growtree":
         raise ExactMoveError("the exact move needs a GROWTREE prior (priors/growtree.slp: "
                              "uniform_split/3 and the parameters alpha, beta and "
                              "min_leaf) and data")
-    lik = model.likelihood
+    lik = model.scorer.likelihood
     if lik is not None and type(lik) is not DirichletLikelihood:
         raise ExactMoveError("the exact move needs the Dirichlet likelihood")
     return fam[1], _tree_predicate(model.program)
@@ -112,14 +115,14 @@ def exact_applies(model) -> bool:
 
 def exact_move(model, name: str = "exact"):
     from ..pcfg.block import GrowtreeBlock
-    from .moves import Move
+    from ..mcmc.moves import Move
     h_max = parse_depth(name)
     params, (pred, leaf_clause, node_clause) = _setting(model)
-    lik = model.likelihood
-    block = GrowtreeBlock(model.rowsets, params["alpha"], params["beta"],
+    lik = model.scorer.likelihood
+    rs = model.scorer.rowsets
+    block = GrowtreeBlock(rs, params["alpha"], params["beta"],
                           params["min_leaf"], None if lik is None else lik.alpha)
 
-    rs = model.rowsets
     p = rs.dataset.n_features
     m = params["min_leaf"]
 

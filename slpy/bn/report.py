@@ -1,0 +1,100 @@
+"""`slpy report` sections for Bayesian-network runs: the edges' posterior marginals as
+a matrix (a figure per run and a table), how far the runs' marginals are apart, and
+the most probable DAGs drawn (nodes on a circle, arrows parent -> child)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["report_sections", "marginal_figure", "dag_figure"]
+
+
+def _matrix(run, names):
+    m = np.zeros((len(names), len(names)))
+    for e, p in (run.summary.get("edge_marginals") or {}).items():
+        a, _, b = e.partition("->")
+        m[names.index(a), names.index(b)] = p
+    return m
+
+
+def report_sections(runs, out, top: int) -> list:
+    from .family import DAG, parse_key
+    from ..report.generic import top_models
+    from ..report.page import _table
+    names = next((r.summary.get("variables") for r in runs if r.summary.get("variables")),
+                 None)
+    if names is None:
+        return []
+    mats = [_matrix(r, names) for r in runs]
+    lines = ["## Edge posterior marginals", "",
+             "P(parent -> child) by row -> column: the fraction of kept iterations whose "
+             "DAG has the edge.", ""]
+    for k, (r, m) in enumerate(zip(runs, mats), 1):
+        f = f"edge_marginals_{k}.png"
+        marginal_figure(m, names, out / f, f"Edge posterior marginals, {r.label}")
+        lines += [f"![edge marginals, {r.label}]({f})", ""]
+    mean = np.mean(mats, axis=0)
+    lines += _table(["parent \\ child"] + names,
+                    [[a] + ["." if i == j else f"{mean[i, j]:.3f}"
+                            for j in range(len(names))] for i, a in enumerate(names)])
+    lines.append("")
+    if len(mats) > 1:
+        diffs = [float(np.abs(a - b).max()) for k, a in enumerate(mats) for b in mats[k + 1:]]
+        lines += [f"The table is the mean over the {len(runs)} runs; the largest difference "
+                  f"between two runs' marginals of one edge is {max(diffs):.4f}.", ""]
+    lines += ["## Most probable DAGs", ""]
+    for k, m in enumerate(top_models(runs, min(top, 3)), 1):
+        dag = DAG(names, parse_key(m["model"], names))
+        f = f"dag_{k}.png"
+        dag_figure(dag, out / f, f"M{k}: posterior {', '.join(f'{p:.3f}' for p in m['probs'])}")
+        (out / f"dag_{k}.dot").write_text(dag.to_dot())
+        lines += [f"### M{k}", "", f"![DAG M{k}]({f})", "", f"[DOT](dag_{k}.dot)", "",
+                  "```", str(dag), "```", ""]
+    return lines
+
+
+def marginal_figure(m, names, path, title):
+    from ..report.figures import _figure, _save
+    n = len(names)
+    fig = _figure(1.5 + 0.55 * n, 1.2 + 0.5 * n)
+    ax = fig.subplots()
+    im = ax.imshow(m, vmin=0, vmax=1, cmap="Blues")
+    ax.set_xticks(range(n), names, rotation=45, ha="right")
+    ax.set_yticks(range(n), names)
+    ax.set_xlabel("child")
+    ax.set_ylabel("parent")
+    for i in range(n):
+        for j in range(n):
+            if i != j and m[i, j] >= 0.005:
+                ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if m[i, j] > 0.6 else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def dag_figure(dag, path, title):
+    """The DAG with its nodes on a circle (in the data's order) and arrows parent ->
+    child."""
+    from ..report.figures import _figure, _save
+    n = len(dag.names)
+    pos = [(math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n))
+           for i in range(n)]
+    fig = _figure(5, 5)
+    ax = fig.subplots()
+    for i, ps in enumerate(dag.parents):
+        for j in ps:
+            ax.annotate("", xy=pos[i], xytext=pos[j],
+                        arrowprops=dict(arrowstyle="-|>", color="#444", lw=1.2,
+                                        shrinkA=16, shrinkB=16, mutation_scale=14))
+    for (x, y), name in zip(pos, dag.names):
+        ax.text(x, y, name, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.35", fc="#dbe9f6", ec="#1f77b4"))
+    ax.set_xlim(-1.35, 1.35)
+    ax.set_ylim(-1.35, 1.35)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title, fontsize=10)
+    return _save(fig, path)

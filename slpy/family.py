@@ -1,0 +1,144 @@
+"""Model families: what is specific to a kind of model, so that the MCMC is not.
+
+The sampler works on proof trees of any SLP; the answer of the prior's query is a
+*model term*. A :class:`ModelFamily` says what the rest of slpy needs to know about
+such terms: how to read the data they are scored on, how to score a term (its log
+marginal likelihood, cached where it decomposes), how to key it canonically, which
+integers to trace each iteration, and how to describe, predict with and report the
+models a run visits. Trees (``slpy.trees.family``) and Bayesian networks
+(``slpy.bn.family``) are families; a user registers their own with :func:`register`.
+
+A family is stateless; :meth:`ModelFamily.bind` gives a :class:`Scorer` for one run's
+program and data, which is what a :class:`slpy.mcmc.model.PosteriorModel` holds.
+"""
+from __future__ import annotations
+
+__all__ = ["ModelFamily", "Scorer", "register", "get", "names", "FamilyError"]
+
+
+class FamilyError(ValueError):
+    """An unknown family, or a model term a family cannot take: one line."""
+
+
+class Scorer:
+    """A family bound to one program and one data set.
+
+    ``stats`` names the integers :meth:`score` returns beside the log-likelihood; they
+    are traced each iteration (trace.csv, models.csv) and diagnosed like it.
+    """
+
+    stats: tuple = ()
+    proposal = None     # the family's own default mixture of moves (None: slpy's)
+
+    def score(self, term) -> tuple:
+        """(log marginal likelihood, stats) of a model term (at heat 1)."""
+        raise NotImplementedError
+
+    def key(self, term) -> str:
+        """A canonical text for the model: equal for the same model, whatever the
+        proof or the run that found it (used to count visits across chains)."""
+        raise NotImplementedError
+
+    def check(self, term):
+        """Why `term` (read from ``--init FILE``) is not a model of this family, or
+        None."""
+        return None
+
+    def pattern(self, term):
+        """The term to bind the query's answer to when a chain must start from
+        `term` (``--init FILE``): the model with what the prior computes left open."""
+        return term
+
+
+class ModelFamily:
+    """One kind of model. Override what differs; the defaults describe a family whose
+    data is the run's ``--data`` CSV as slpy.data reads it."""
+
+    name = ""
+    query = ""            # the default query of its priors, e.g. "cart(T)"
+    stats: tuple = ()     # names of the traced integers (Scorer.stats)
+    folder = "models"     # the run directory's folder of drawn models (top, best)
+
+    # -- data ---------------------------------------------------------------------------
+    def load_data(self, cfg: dict):
+        """(train, test or None) as a run with settings `cfg` sees them."""
+        raise NotImplementedError
+
+    def data_hash(self, train) -> str:
+        """A hash of the training data (a resumed run must see the same)."""
+        raise NotImplementedError
+
+    def dropped_rows(self, cfg: dict, train, test) -> dict:
+        """{role: (rows dropped for a missing value, rows kept)} by input."""
+        return {}
+
+    # -- scoring --------------------------------------------------------------------------
+    def bind(self, program, train, cfg: dict) -> Scorer:
+        """Give `program` the data (its builtins) and return the run's Scorer."""
+        raise NotImplementedError
+
+    def initial_term(self, cfg: dict, scorer: Scorer, train):
+        """A named start (``--init``) other than a file or the prior, or None."""
+        return None
+
+    # -- after the chains -------------------------------------------------------------------
+    def describe(self, scorer: Scorer, train, key: str, term=None):
+        """An object that draws the model (``str()``: text for the summary), from its
+        term when this process has it, else from its key. Written to the run
+        directory's ``models/`` folder when it has a ``to_json()``."""
+        return None
+
+    def predict(self, scorer: Scorer, train, test, visits: dict, kept: int, models):
+        """Posterior predictive class probabilities of the test rows (a [rows,
+        classes] array), or None when the family does not predict. `visits`: key ->
+        Visit; `models`: key -> describe() for the keys it has."""
+        return None
+
+    def summary(self, merged: dict, kept: int) -> tuple:
+        """(extra summary.json entries, extra summary lines) from the merged visits
+        (key -> {"count", "log_lik", stats...}); e.g. edge marginals."""
+        return {}, []
+
+    def report_sections(self, runs, out, top: int) -> list:
+        """Markdown lines of `slpy report` for runs of this family (slpy.report.rundir
+        Runs) after the runs, convergence and top-model sections, with any figures
+        written into the directory `out`. Trees have a report of their own."""
+        return []
+
+    def label(self, stats: dict) -> str:
+        """A short text of a model's stats for the summary ("3 leaves")."""
+        return ", ".join(f"{v} {k}" for k, v in stats.items())
+
+
+_FAMILIES: dict = {}
+# the families slpy ships, imported when first asked for (trees load numba kernels)
+_BUILTIN = {"tree": "slpy.trees.family", "bn": "slpy.bn.family"}
+
+
+def register(family: ModelFamily) -> ModelFamily:
+    """Make a family known by its name (``slpy run --family NAME``, run directories)."""
+    if not isinstance(family, ModelFamily) or not family.name:
+        raise FamilyError("a family must be a ModelFamily with a name")
+    _FAMILIES[family.name] = family
+    return family
+
+
+def get(name: str) -> ModelFamily:
+    if name not in _FAMILIES and name in _BUILTIN:
+        import importlib
+        importlib.import_module(_BUILTIN[name])
+    try:
+        return _FAMILIES[name]
+    except KeyError:
+        raise FamilyError(f"unknown model family {name!r} (known: "
+                          f"{', '.join(names())})") from None
+
+
+def load_builtins() -> None:
+    """Import the families slpy ships (they register themselves and their moves)."""
+    for name in _BUILTIN:
+        get(name)
+
+
+def names() -> list:
+    return sorted(set(_FAMILIES) | set(_BUILTIN))
