@@ -8,6 +8,8 @@ A structure prior is conditional on which variables there are (not on their valu
     bn_families(Vs, Es, G)    G = [V-Parents, ...] for the variables Vs and edges Es,
                               each Parents list in the order of Vs
     bn_acyclic(G)             G = [Node-Parents, ...] has no directed cycle
+    bn_agrees(G, X, Y, L)     G is unbound, or the link L (none, X-Y or Y-X) of the
+                              pair X, Y is the one the families G have
 
 The checks are builtins because a prior replays them at every step of the sampler.
 """
@@ -88,6 +90,30 @@ def bn_families(eng, vs, es, g):
     fams = [Struct("-", (v, mklist(sorted(parents[v], key=order.__getitem__))))
             for v in names]
     return eng.unify(g, mklist(fams))
+
+
+@det("bn_agrees", 4)
+def bn_agrees(eng, g, x, y, link):
+    """Lets a prior run with its answer given (a chain started from a DAG) fail at the
+    first link that disagrees, not after every pair is drawn."""
+    g = deref(g)
+    if type(g) is Var:
+        return True
+    x, y, link = deref(x), deref(y), deref(link)
+    px = py = None
+    for fam in _items(g):
+        fam = deref(fam)
+        if not (type(fam) is Struct and fam.name == "-" and len(fam.args) == 2):
+            raise type_error("family", fam)
+        node = deref(fam.args[0])
+        if node == x:
+            px = [deref(p) for p in _items(fam.args[1])]
+        elif node == y:
+            py = [deref(p) for p in _items(fam.args[1])]
+    if px is None or py is None:
+        return False
+    want = Struct("-", (x, y)) if x in py else Struct("-", (y, x)) if y in px else atom("none")
+    return eng.unify(link, want)
 
 
 @det("bn_acyclic", 1)

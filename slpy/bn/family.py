@@ -75,17 +75,31 @@ class BNScorer(Scorer):
             for i, ps in enumerate(parent_sets)) + "])"
 
     def check(self, term):
+        from ..lang.writer import term_to_text
+        bad = f"not a DAG dag([Node-Parents, ...]) on this data's variables " \
+              f"({', '.join(self.names)}): {term_to_text(term, quoted=True)[:60]}"
         try:
             ps = self.parent_sets(term)
-        except (ValueError, KeyError, AttributeError, IndexError):
-            return f"not a DAG on this data's variables dag([Node-Parents, ...]): " \
-                   f"{str(deref(term))[:60]}"
+            nodes = [deref(deref(f).args[0]).name for f in _list(deref(term).args[0])]
+        except (ValueError, KeyError, AttributeError, IndexError, TypeError):
+            return bad
+        if sorted(nodes) != sorted(self.names):
+            return bad + " (each variable must have one family)"
         if not _acyclic(ps):
             return "the graph has a directed cycle"
         return None
 
     def pattern(self, term):
         return term
+
+
+def _list(t):
+    out = []
+    t = deref(t)
+    while type(t) is Struct and t.name == "." and len(t.args) == 2:
+        out.append(t.args[0])
+        t = deref(t.args[1])
+    return out
 
 
 def _quote(name: str) -> str:
@@ -164,11 +178,18 @@ class BNFamily(ModelFamily):
 
     def load_data(self, cfg):
         from ..mcmc.run import RunError
-        for opt in ("test", "holdout", "bucket"):
-            if cfg.get(opt):
-                raise RunError(f"--{opt} is for trees: a Bayesian-network run learns the "
-                               f"structure of all its data's variables")
-        return load_discrete_csv(cfg["data"], count=cfg.get("count")), None
+        from .predict import holdout_split, read_rows_like
+        if cfg.get("bucket"):
+            raise RunError("--bucket is for trees: a network's variables are categories")
+        data = load_discrete_csv(cfg["data"], count=cfg.get("count"))
+        test = None
+        if cfg.get("test"):
+            test = read_rows_like(cfg["test"], data, cfg.get("target"))
+        elif cfg.get("holdout"):
+            seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
+            rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+            data, test = holdout_split(data, cfg["holdout"], rng, cfg.get("target"))
+        return data, test
 
     def data_hash(self, train) -> str:
         return train.hash()
@@ -183,6 +204,16 @@ class BNFamily(ModelFamily):
         except ValueError as e:
             raise RunError(str(e)) from None
         return BNScorer(train.names, fs)
+
+    def predict(self, scorer, train, test, visits, kept, models):
+        """P(target | the other variables), averaged over the visited DAGs
+        (slpy.bn.predict)."""
+        if test is None or not kept:
+            return None
+        from .predict import predict_proba
+        fs = scorer.families
+        dags = [(parse_key(k, scorer.names), v.count) for k, v in visits.items()]
+        return predict_proba(train, fs.score, fs.ess, dags, test)
 
     def describe(self, scorer, train, key, term=None):
         ps = scorer.parent_sets(term) if term is not None else parse_key(key, scorer.names)

@@ -135,7 +135,8 @@ def chain_on_data(cfg: dict, train, test, index: int, out: str, resume_rows: int
         v.term = None
     res.best = (res.best[0], res.best[1], None)
     job = {"result": res, "models": models, "best_model": best, "pred": pred,
-           "y_test": getattr(test, "y", None), "classes": getattr(train, "classes", None)}
+           "y_test": getattr(test, "y", None),
+           "classes": getattr(test if test is not None else train, "classes", None)}
     if every is not None:
         job["all_models"] = every
     return job
@@ -381,7 +382,7 @@ def summarise(cfg, outs, seconds, run_dir=None, dropped=None):
             else None for o in outs]
         summary["convergence"] = conv
     preds = [o["pred"] for o in outs if o["pred"] is not None]
-    if preds:
+    if preds and outs[0]["y_test"] is not None:
         p = np.mean(preds, axis=0)
         summary.update(accuracy_figures(p, outs[0]["y_test"]))
     lines = [f"slpy run: {cfg['prior']} on {cfg['data']}",

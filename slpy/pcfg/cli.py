@@ -116,6 +116,25 @@ def exact(**kw):
         raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
 
 
+def _tree_family_only(prior) -> None:
+    """The PCFG back end answers for trees: a prior of another family is a usage error
+    (its load errors are reported where the prior is loaded below)."""
+    from ..logic.program import Program, LoadErrors
+    try:
+        p = Program()
+        p.consult(prior)
+    except (LoadErrors, OSError):
+        return
+    family = getattr(p, "model_family", None) or "tree"
+    if family == "bn":
+        raise click.UsageError(f"{prior}: a Bayesian-network prior: slpy exact is for trees; "
+                               f"networks of up to 5 variables have exact answers in "
+                               f"slpy.bn.exact (docs/bn.md)")
+    if family != "tree":
+        raise click.UsageError(f"{prior}: a prior of the model family {family}: "
+                               f"slpy exact is for trees")
+
+
 def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_depth, top,
            samples, paths, out, force, query, params, dirichlet_alpha, route, max_variants,
            max_row_sets, seed, timeout, max_steps, max_memory, quiet):
@@ -131,6 +150,7 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
     from ..runs import RunDir, RunDirError
     if test_path is not None and data is None:
         raise click.UsageError("--test needs --data")
+    _tree_family_only(prior)
     rd = None
     if out is not None:
         try:

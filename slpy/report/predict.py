@@ -270,17 +270,33 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
     from .rundir import load_run
     from ..runs import accuracy_figures
     run = load_run(run_dir)
-    data = load_run_data(run)
-    X, labels, dropped = read_rows(test_csv, data.train, _target(run.config), missing)
-    classify = data.train.task == "classification"
+    family = run.config.get("family") or "tree"
+    if family not in ("tree", "bn"):
+        raise ReportError(f"{run_dir}: slpy predict knows trees and networks, not the "
+                          f"model family {family}")
+    if exact and family == "bn":
+        raise ReportError(f"{run_dir}: --exact is for trees")
     columns, blocks = [], {}
-    if run.kind == "mcmc":
-        p = mcmc_predictive(run, data, X)
-        columns += [f"p_{c}" for c in data.train.classes] if classify else ["mean"]
+    if family == "bn":
+        from ..bn.predict import predict_run as bn_predict
+        p, rows = bn_predict(run, test_csv, _existing(run, run.config, "data",
+                                                      "training data"))
+        X, dropped, classify, classes = rows.codes, 0, True, rows.classes
+        labels = None if rows.y is None else [rows.classes[k] for k in rows.y]
+        columns += [f"p_{c}" for c in classes]
         blocks["MCMC"] = p
-    if run.kind == "exact" or exact:
+    else:
+        data = load_run_data(run)
+        X, labels, dropped = read_rows(test_csv, data.train, _target(run.config), missing)
+        classify = data.train.task == "classification"
+        classes = data.train.classes
+    if family == "tree" and run.kind == "mcmc":
+        p = mcmc_predictive(run, data, X)
+        columns += [f"p_{c}" for c in classes] if classify else ["mean"]
+        blocks["MCMC"] = p
+    if family == "tree" and (run.kind == "exact" or exact):
         p = exact_posterior(run, data).predict(X)
-        columns += [f"exact_p_{c}" for c in data.train.classes]
+        columns += [f"exact_p_{c}" for c in classes]
         blocks["exact"] = p
     header = ["row"] + (["true"] if labels is not None else []) + columns
     mats = [b.reshape(len(X), -1) for b in blocks.values()]
@@ -297,7 +313,7 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
     lines = [f"{len(X)} rows" + (f" ({dropped} with a missing value left out)" if dropped
                                  else "") + (f" -> {out}" if out else "")]
     if labels is not None and classify:
-        index = {c: k for k, c in enumerate(data.train.classes)}
+        index = {c: k for k, c in enumerate(classes)}
         y = np.array([index[lab] for lab in labels])
         for name, p in blocks.items():
             a = accuracy_figures(p, y)
