@@ -12,7 +12,11 @@ tempering) with seeds 1, 2, 3 and prints:
   benchmarks/_pgmpy_ref.py says; skipped without it);
 - the true Asia DAG's score, for scale.
 
-    python benchmarks/bn_asia.py [--iterations N] [--seeds 1 2 3] [--jobs J]
+With --bims, the same on the Asia samples of the papers' authors' later system (bims,
+../shared/data/bims/asia.pl: 2,295 samples as counts, variables unnamed: v1..v8 in
+its order), for a side-by-side run.
+
+    python benchmarks/bn_asia.py [--iterations N] [--seeds 1 2 3] [--jobs J] [--bims]
 """
 from __future__ import annotations
 
@@ -32,9 +36,22 @@ TRUE_EDGES = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "e
               ("lung", "either"), ("either", "xray"), ("either", "dysp"), ("bronc", "dysp")]
 
 
-def run_seed(seed: int, iterations: int, out: Path, temper: int) -> dict:
+BIMS = ROOT.parent / "shared" / "data" / "bims" / "asia.pl"
+
+
+def bims_csv(out: Path) -> Path:
+    """bims's data([x1, ..., x8], Count) facts as a CSV with a count column."""
+    import re
+    rows = re.findall(r"^data\(\[([01,]+)\],\s*(\d+)\)\.", BIMS.read_text(), re.M)
+    path = out / "bims_asia.csv"
+    path.write_text("v1,v2,v3,v4,v5,v6,v7,v8,count\n"
+                    + "".join(f"{xs},{n}\n" for xs, n in rows))
+    return path
+
+
+def run_seed(seed: int, iterations: int, out: Path, temper: int, data: Path) -> dict:
     from slpy.mcmc.run import run
-    cfg = dict(prior=str(ROOT / "priors" / "bn.slp"), data=str(DATA), iterations=iterations,
+    cfg = dict(prior=str(ROOT / "priors" / "bn.slp"), data=str(data), iterations=iterations,
                seed=seed, top=1, temper=temper)
     return run(cfg, out / f"seed{seed}", quiet=True)
 
@@ -45,18 +62,20 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, nargs="*", default=[1, 2, 3])
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--temper", type=int, default=8, help="tempered chains per seed")
+    ap.add_argument("--bims", action="store_true", help="bims's Asia samples instead")
     a = ap.parse_args(argv)
     from joblib import Parallel, delayed
     from slpy.bn.data import load_discrete_csv
     from slpy.bn.family import parse_key
     from slpy.bn.score import FamilyScorer
-    with tempfile.TemporaryDirectory() as tmp:
-        sums = Parallel(n_jobs=a.jobs)(delayed(run_seed)(s, a.iterations, Path(tmp), a.temper)
-                                       for s in a.seeds)
+    tmp = tempfile.TemporaryDirectory()
+    data = bims_csv(Path(tmp.name)) if a.bims else DATA
+    sums = Parallel(n_jobs=a.jobs)(delayed(run_seed)(s, a.iterations, Path(tmp.name), a.temper,
+                                                     data) for s in a.seeds)
     names = sums[0]["variables"]
     marg = [s["edge_marginals"] for s in sums]
     edges = sorted(set().union(*marg))
-    print(f"Asia: {a.iterations} iterations ({a.temper} tempered chain(s)) per seed, seeds "
+    print(f"Asia{' (bims)' if a.bims else ''}: {a.iterations} iterations ({a.temper} tempered chain(s)) per seed, seeds "
           f"{', '.join(map(str, a.seeds))}")
     worst = 0.0
     for (i, x), (j, y) in itertools.combinations(enumerate(marg), 2):
@@ -69,26 +88,26 @@ def main(argv=None):
     print(f"edge marginals above 0.05, seed {a.seeds[0]}: " + ", ".join(
         f"{e} {p:.3f}" for e, p in sorted(marg[0].items(), key=lambda kv: -kv[1])
         if p > 0.05))
-    data = load_discrete_csv(DATA)
-    fs = FamilyScorer(data, "bdeu", 1.0)
+    fs = FamilyScorer(load_discrete_csv(data), "bdeu", 1.0)
     best = max(sums, key=lambda s: s["best_log_lik"])
     ps = parse_key(best["best_model"], names)
     found = sorted((names[j], names[i]) for i, p in enumerate(ps) for j in p)
     print(f"\nbest DAG found by slpy: BDeu {fs.total(ps):.3f}, {len(found)} edges: "
           + ", ".join(f"{x}->{y}" for x, y in found))
-    truth = [tuple(sorted(names.index(x) for x, y in TRUE_EDGES if y == n)) for n in names]
-    print(f"the true Asia DAG:      BDeu {fs.total(truth):.3f}, {len(TRUE_EDGES)} edges")
+    if not a.bims:
+        truth = [tuple(sorted(names.index(x) for x, y in TRUE_EDGES if y == n)) for n in names]
+        print(f"the true Asia DAG:      BDeu {fs.total(truth):.3f}, {len(TRUE_EDGES)} edges")
     try:
         from _pgmpy_ref import hill_climb, bdeu_score
     except ImportError:
         print("pgmpy: not installed (see benchmarks/_pgmpy_ref.py), no comparison")
         return
     try:
-        hc, score = hill_climb(DATA, ess=1.0, max_indegree=3)
+        hc, score = hill_climb(data, ess=1.0, max_indegree=3)
     except ImportError:
         print("pgmpy: not installed (see benchmarks/_pgmpy_ref.py), no comparison")
         return
-    ours = bdeu_score(DATA, found, ess=1.0)
+    ours = bdeu_score(data, found, ess=1.0)
     print(f"pgmpy hill climbing:    BDeu {score:.3f} (pgmpy's), {len(hc)} edges: "
           + ", ".join(f"{x}->{y}" for x, y in hc))
     print(f"slpy's best by pgmpy's BDeu: {ours:.3f}; slpy - pgmpy = {ours - score:+.3f} "

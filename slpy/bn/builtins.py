@@ -112,7 +112,8 @@ def bn_agrees(eng, g, x, y, link):
             py = [deref(p) for p in _items(fam.args[1])]
     if px is None or py is None:
         return False
-    want = Struct("-", (x, y)) if x in py else Struct("-", (y, x)) if y in px else atom("none")
+    want = Struct("-", (x, y)) if x in py else \
+        Struct("-", (y, x)) if y in px else atom("none")
     return eng.unify(link, want)
 
 

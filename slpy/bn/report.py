@@ -80,8 +80,8 @@ def dag_figure(dag, path, title):
     child."""
     from ..report.figures import _figure, _save
     n = len(dag.names)
-    pos = [(math.cos(math.pi / 2 - 2 * math.pi * i / n), math.sin(math.pi / 2 - 2 * math.pi * i / n))
-           for i in range(n)]
+    angles = [math.pi / 2 - 2 * math.pi * i / n for i in range(n)]
+    pos = [(math.cos(a), math.sin(a)) for a in angles]
     fig = _figure(5, 5)
     ax = fig.subplots()
     for i, ps in enumerate(dag.parents):

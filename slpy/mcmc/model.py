@@ -81,7 +81,7 @@ class PosteriorModel:
             mark = len(self.engine.trail)
             if not unify(ans, self.scorer.pattern(term), self.engine.trail):
                 undo_to(self.engine.trail, mark)
-                raise ValueError("the initial tree does not match the query's answer")
+                raise ValueError("the initial model does not match the query's answer")
             ok, tree, _ = self.engine.run_sampling(goal, rng, record=True)
             if ok and key(deref(ans)) == target:
                 # With the answer bound, choices the tree decides were recorded with

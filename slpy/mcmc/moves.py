@@ -43,9 +43,9 @@ from typing import Callable
 from ..logic.builtins import UniformChoice
 from ..logic.db import SBUILTIN
 
-__all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves", "change_move", "swap_move",
-           "regrow_move", "perturb_move", "resolve_proposal", "check_proposal", "DEFAULT_PROPOSAL",
-           "DEFAULT_MIXTURE"]
+__all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves",
+           "change_move", "swap_move", "regrow_move", "perturb_move", "resolve_proposal",
+           "check_proposal", "DEFAULT_PROPOSAL", "DEFAULT_MIXTURE"]
 
 # what `slpy run` and the estimators use unless told otherwise: the mixture below
 DEFAULT_PROPOSAL = "default"
@@ -83,7 +83,7 @@ def _family_move(name: str):
     return _FAMILY_MOVES.get(prefix)
 
 
-_CORE = ("uc", "q0", "cycle", "change", "swap", "perturb")
+_CORE = ("uc", "q0", "cycle", "change", "swap", "perturb")   # no family needed
 
 
 def regrow_move(model, proposal) -> Move:
@@ -302,7 +302,8 @@ def resolve_proposal(model, spec: str) -> str:
     if own:
         return own
     mix = parse_mixture(DEFAULT_MIXTURE)
-    rest = [(n, w) for n, w in mix if _family_move(n) is None or _family_move(n).applies(model)]
+    rest = [(n, w) for n, w in mix
+            if _family_move(n) is None or _family_move(n).applies(model)]
     if len(rest) == len(mix):
         return DEFAULT_MIXTURE
     total = sum(w for _, w in rest)
