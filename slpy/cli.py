@@ -140,14 +140,39 @@ def _data_options(f):
                              "builtins (data_rows/1, splits, ...).")(f)
 
 
-def _attach_data(program, data, target, missing="drop"):
+def _attach_data(program, data, target, missing="drop", priors=()):
     """Load the CSV file and give it to the program (a usage error when it does not
-    load; a warning that counts the rows left out for a missing value)."""
+    load; a warning that counts the rows left out for a missing value). A prior that
+    declares `:- model_family(bn).` gets the data as network variables."""
     if data is None:
         if target is not None:
             raise click.UsageError("--target needs --data")
         return
+    if _declared_family(priors) == "bn":
+        from .bn.builtins import attach
+        from .bn.data import load_discrete_csv
+        from .data import DataError
+        try:
+            attach(program.engine, load_discrete_csv(data))
+        except DataError as e:
+            raise click.BadParameter(str(e), param_hint="'--data'") from None
+        return
     program.attach_data(load_data(data, target, missing))
+
+
+def _declared_family(priors) -> str | None:
+    """The model family the first of these files to declare one declares (files that
+    do not load are reported when they are loaded for real)."""
+    from .logic.program import Program, LoadErrors
+    for path in priors:
+        p = Program()
+        try:
+            p.consult(path)
+        except (LoadErrors, OSError):
+            continue
+        if getattr(p, "model_family", None):
+            return p.model_family
+    return None
 
 
 def _pure_option(f):
@@ -177,7 +202,8 @@ def repl(files, seed, pure, params, history, data, target, missing, timeout, max
     ctx = click.get_current_context()
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
                         quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
-                        setup=lambda program: _attach_data(program, data, target, missing),
+                        setup=lambda program: _attach_data(program, data, target, missing,
+                                                           files),
                         limits=_limits.program_limits(timeout, max_steps, max_memory))
 
 
@@ -269,7 +295,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .repl_commands import sample_once, proof_json
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
-    _attach_data(p, data, target, missing)
+    _attach_data(p, data, target, missing, [prior])
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)

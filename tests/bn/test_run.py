@@ -135,3 +135,9 @@ def test_a_network_predicts_its_target_from_the_other_variables(tmp_path):
     assert "2 rows" in lines
     p_bronc, p_none = (float(line.split(",")[2]) for line in lines[k + 1:k + 3])
     assert p_bronc > 0.5 > p_none              # bronchitis makes dyspnoea likely
+
+
+def test_sample_and_the_top_level_see_the_variables():
+    out = slpy("sample", PRIOR, "--data", DATA, "-n", "3", "--seed", "2")
+    lines = out.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("bn(dag([asia-") for line in lines)
