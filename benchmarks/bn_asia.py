@@ -49,10 +49,11 @@ def bims_csv(out: Path) -> Path:
     return path
 
 
-def run_seed(seed: int, iterations: int, out: Path, temper: int, data: Path) -> dict:
+def run_seed(seed: int, iterations: int, out: Path, temper: int, data: Path,
+             proposal: str) -> dict:
     from slpy.mcmc.run import run
     cfg = dict(prior=str(ROOT / "priors" / "bn.slp"), data=str(data), iterations=iterations,
-               seed=seed, top=1, temper=temper)
+               seed=seed, top=1, temper=temper, proposal=proposal)
     return run(cfg, out / f"seed{seed}", quiet=True)
 
 
@@ -63,6 +64,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--temper", type=int, default=8, help="tempered chains per seed")
     ap.add_argument("--bims", action="store_true", help="bims's Asia samples instead")
+    ap.add_argument("--proposal", default="default", help="the moves (slpy run --proposal)")
     a = ap.parse_args(argv)
     from joblib import Parallel, delayed
     from slpy.bn.data import load_discrete_csv
@@ -71,12 +73,14 @@ def main(argv=None):
     tmp = tempfile.TemporaryDirectory()
     data = bims_csv(Path(tmp.name)) if a.bims else DATA
     sums = Parallel(n_jobs=a.jobs)(delayed(run_seed)(s, a.iterations, Path(tmp.name), a.temper,
-                                                     data) for s in a.seeds)
+                                                     data, a.proposal) for s in a.seeds)
     names = sums[0]["variables"]
     marg = [s["edge_marginals"] for s in sums]
     edges = sorted(set().union(*marg))
-    print(f"Asia{' (bims)' if a.bims else ''}: {a.iterations} iterations ({a.temper} tempered chain(s)) per seed, seeds "
-          f"{', '.join(map(str, a.seeds))}")
+    print(f"Asia{' (bims)' if a.bims else ''}: {a.iterations} iterations ({a.temper} tempered "
+          f"chain(s), proposal {sums[0]['moves'] and ','.join(sums[0]['moves'])}) per seed, "
+          f"seeds {', '.join(map(str, a.seeds))}; seconds per seed: "
+          + ", ".join(f"{s['seconds']:.0f}" for s in sums))
     worst = 0.0
     for (i, x), (j, y) in itertools.combinations(enumerate(marg), 2):
         d, e = max((abs(x.get(e, 0.0) - y.get(e, 0.0)), e) for e in edges)

@@ -259,3 +259,13 @@ def _names_of(merged):
 
 
 BN = register(BNFamily())
+
+
+def _register_parents_move():
+    from ..mcmc.moves import FamilyMove, register_move
+    from . import moves
+    register_move(FamilyMove("parents", moves.check_name, moves.parents_applies,
+                             moves.parents_move))
+
+
+_register_parents_move()

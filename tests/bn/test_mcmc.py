@@ -118,7 +118,8 @@ def test_chains_visit_dags_with_the_exact_posterior_frequencies(target, temper):
     assert chi2_pvalue(counts, probs) > 0.01
 
 
-@pytest.mark.parametrize("spec", ["uc", "change", "default"])
+@pytest.mark.parametrize("spec", ["uc", "change", "default", "parents",
+                                  "uc:0.3,change:0.3,parents:0.4"])
 def test_moves_leave_the_posterior_invariant(target, spec):
     # replicas start from exact draws of the posterior and take two steps each
     m, probs, _ = target
@@ -167,3 +168,28 @@ def _term(parents):
     from slpy.logic.terms import Atom, Struct, mklist
     return Struct("dag", (mklist([Struct("-", (Atom(NAMES[i]), mklist(
         [Atom(NAMES[j]) for j in ps]))) for i, ps in enumerate(parents)]),))
+
+
+def test_the_parents_move_at_a_lower_heat_leaves_its_own_target_invariant(target, data):
+    m, _, _ = target
+    heat = 0.5
+    fs = m.scorer.families
+    dags = all_dags(4)
+    post = exact_posterior(4, lambda v, s: heat * fs.local(v, s),
+                           np.array([formula_log_prior(r, 0.4, 2) for r in dags]))
+    probs = {m.scorer.key_of(parent_sets(r)): float(x)
+             for r, x in zip(post.dags, post.prob) if x > 0}
+    kernel = build_kernel(m, "parents", heat=heat)
+    rng = np.random.default_rng(8)
+    keys = sorted(probs)
+    p = np.array([probs[k] for k in keys])
+    counts, states = Counter(), {}
+    from slpy.bn.family import parse_key
+    for _ in range(3000):
+        k = keys[rng.choice(len(keys), p=p / p.sum())]
+        s = states.get(k)
+        if s is None:
+            s = states[k] = m.state_from_term(_term(parse_key(k, NAMES)), rng)
+        s, info = kernel(rng, s, 0)
+        counts[m.scorer.key(s.term)] += 1
+    assert chi2_pvalue(counts, probs) > 0.01
