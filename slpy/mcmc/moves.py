@@ -26,6 +26,8 @@ heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
                       tree fragment: redraw the subtree below a node from its exact
                       conditional posterior, among subtrees of depth <= H (default 2)
                       (slpy.trees.exact_move: a move the tree family registers)
+    parents           networks: redraw one node's parent set from its exact conditional
+                      (slpy.bn.moves: a move the network family registers)
 
 A mixture ``uc:0.5,change:0.4,exact:0.1`` picks one move per iteration with those
 weights (normalised); a mixture of valid kernels is valid. ``default`` is the mixture
@@ -291,7 +293,8 @@ def check_move_name(name: str) -> None:
         make_proposal(name)
     except ValueError:
         raise ValueError(f"unknown proposal {name!r} (use default, uc, q0, cycle:N, "
-                         f"change, perturb[:K], swap, exact[:H], or a mixture name:weight,...)") from None
+                         f"change, perturb[:K], swap, exact[:H], parents, or a mixture "
+                         f"name:weight,...)") from None
 
 
 def resolve_proposal(model, spec: str) -> str:
