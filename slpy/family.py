@@ -51,8 +51,9 @@ class Scorer:
 
 
 class ModelFamily:
-    """One kind of model. Override what differs; the defaults describe a family whose
-    data is the run's ``--data`` CSV as slpy.data reads it."""
+    """One kind of model. A family overrides load_data, data_hash and bind; the other
+    methods have defaults that do nothing (no drawings, predictions or extra
+    summary)."""
 
     name = ""
     query = ""            # the default query of its priors, e.g. "cart(T)"
@@ -85,7 +86,7 @@ class ModelFamily:
     def describe(self, scorer: Scorer, train, key: str, term=None):
         """An object that draws the model (``str()``: text for the summary), from its
         term when this process has it, else from its key. Written to the run
-        directory's ``models/`` folder when it has a ``to_json()``."""
+        directory's `folder` when it has a ``to_json()``."""
         return None
 
     def predict(self, scorer: Scorer, train, test, visits: dict, kept: int, models):
