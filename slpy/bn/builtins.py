@@ -16,7 +16,7 @@ The checks are builtins because a prior replays them at every step of the sample
 from __future__ import annotations
 
 from ..logic.builtins import det
-from ..logic.terms import (Atom, Struct, Var, atom, deref, existence_error,
+from ..logic.terms import (Struct, Var, atom, deref, existence_error,
                            instantiation_error, list_items, mklist, type_error)
 
 
