@@ -148,7 +148,8 @@ def _attach_data(program, data, target, missing="drop", priors=()):
         if target is not None:
             raise click.UsageError("--target needs --data")
         return
-    if _declared_family(priors) == "bn":
+    from .family import declared_family
+    if next((f for f in map(declared_family, priors) if f), None) == "bn":
         from .bn.builtins import attach
         from .bn.data import load_discrete_csv
         from .data import DataError
@@ -158,21 +159,6 @@ def _attach_data(program, data, target, missing="drop", priors=()):
             raise click.BadParameter(str(e), param_hint="'--data'") from None
         return
     program.attach_data(load_data(data, target, missing))
-
-
-def _declared_family(priors) -> str | None:
-    """The model family the first of these files to declare one declares (files that
-    do not load are reported when they are loaded for real)."""
-    from .logic.program import Program, LoadErrors
-    for path in priors:
-        p = Program()
-        try:
-            p.consult(path)
-        except (LoadErrors, OSError):
-            continue
-        if getattr(p, "model_family", None):
-            return p.model_family
-    return None
 
 
 def _pure_option(f):

@@ -13,7 +13,8 @@ program and data, which is what a :class:`slpy.mcmc.model.PosteriorModel` holds.
 """
 from __future__ import annotations
 
-__all__ = ["ModelFamily", "Scorer", "register", "get", "names", "FamilyError"]
+__all__ = ["ModelFamily", "Scorer", "register", "get", "names", "FamilyError",
+           "declared_family", "holdout_rng"]
 
 
 class FamilyError(ValueError):
@@ -143,3 +144,23 @@ def load_builtins() -> None:
 
 def names() -> list:
     return sorted(set(_FAMILIES) | set(_BUILTIN))
+
+
+def declared_family(path) -> str | None:
+    """The family a prior file declares with `:- model_family(Name).`, or None (also
+    when it does not load: its errors are reported where it is loaded for real)."""
+    from .logic.program import Program, LoadErrors
+    p = Program()
+    try:
+        p.consult(path)
+    except (LoadErrors, OSError):
+        return None
+    return getattr(p, "model_family", None)
+
+
+def holdout_rng(cfg: dict):
+    """The generator of a run's --holdout split: from --split-seed (runs written
+    before it existed split with the chain seed), apart from the chains' seeds."""
+    import numpy as np
+    seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
+    return np.random.default_rng(np.random.SeedSequence([seed, 7]))

@@ -13,8 +13,8 @@ import json
 
 import numpy as np
 
-from ..family import ModelFamily, Scorer, register
-from ..logic.terms import Atom, Struct, deref
+from ..family import ModelFamily, Scorer, holdout_rng, register
+from ..logic.terms import Atom, Struct, deref, list_items
 from . import builtins as _builtins
 from .data import load_discrete_csv
 from .score import FamilyScorer
@@ -80,7 +80,8 @@ class BNScorer(Scorer):
               f"({', '.join(self.names)}): {term_to_text(term, quoted=True)[:60]}"
         try:
             ps = self.parent_sets(term)
-            nodes = [deref(deref(f).args[0]).name for f in _list(deref(term).args[0])]
+            fams = list_items(deref(term).args[0])[0]
+            nodes = [deref(deref(f).args[0]).name for f in fams]
         except (ValueError, KeyError, AttributeError, IndexError, TypeError):
             return bad
         if sorted(nodes) != sorted(self.names):
@@ -91,15 +92,6 @@ class BNScorer(Scorer):
 
     def pattern(self, term):
         return term
-
-
-def _list(t):
-    out = []
-    t = deref(t)
-    while type(t) is Struct and t.name == "." and len(t.args) == 2:
-        out.append(t.args[0])
-        t = deref(t.args[1])
-    return out
 
 
 def _quote(name: str) -> str:
@@ -118,12 +110,16 @@ def _acyclic(parent_sets) -> bool:
     return True
 
 
-def parse_key(key: str, names) -> list:
-    """The parent sets (sorted index tuples) of a BN key (BNScorer.key_of)."""
+def _key_term(key: str):
+    """A BN key (BNScorer.key_of) read back as a term."""
     from ..lang.reader import read_term_from_text
     from ..lang.ops import OpTable
-    term, _ = read_term_from_text(key, OpTable(), {})
-    return BNScorer(names, None).parent_sets(term)
+    return read_term_from_text(key, OpTable(), {})[0]
+
+
+def parse_key(key: str, names) -> list:
+    """The parent sets (sorted index tuples) of a BN key (BNScorer.key_of)."""
+    return BNScorer(names, None).parent_sets(_key_term(key))
 
 
 class DAG:
@@ -186,8 +182,7 @@ class BNFamily(ModelFamily):
         if cfg.get("test"):
             test = read_rows_like(cfg["test"], data, cfg.get("target"))
         elif cfg.get("holdout"):
-            seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
-            rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+            rng = holdout_rng(cfg)
             data, test = holdout_split(data, cfg["holdout"], rng, cfg.get("target"))
         return data, test
 
@@ -245,16 +240,9 @@ class BNFamily(ModelFamily):
 
 def _names_of(merged):
     """The variables, in order, read off any key (each key names every variable)."""
-    from ..lang.reader import read_term_from_text
-    from ..lang.ops import OpTable
     for key in merged:
-        term, _ = read_term_from_text(key, OpTable(), {})
-        out = []
-        cell = deref(deref(term).args[0])
-        while type(cell) is Struct:
-            out.append(deref(deref(cell.args[0]).args[0]).name)
-            cell = deref(cell.args[1])
-        return out
+        fams = list_items(deref(_key_term(key)).args[0])[0]
+        return [deref(deref(f).args[0]).name for f in fams]
     return None
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PicklableError
-from ..family import FamilyError, get as get_family
+from ..family import FamilyError, declared_family, get as get_family
 from ..runs import FORMAT, RunDir, accuracy_figures
 from .chain import run_chain
 from .moves import DEFAULT_PROPOSAL, warm_up
@@ -40,14 +40,6 @@ def family_of(cfg):
         return get_family(cfg.get("family") or "tree")
     except FamilyError as e:
         raise RunError(f"--family: {e}") from None
-
-
-def declared_family(prior) -> str:
-    """The family a prior file declares (`:- model_family(Name).`), else tree."""
-    from ..logic.program import Program
-    p = Program()
-    p.consult(prior)
-    return getattr(p, "model_family", None) or "tree"
 
 
 def load_data(cfg):
@@ -243,7 +235,7 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
         rd.check_new(force)
     _check(cfg)
     if not cfg.get("family"):
-        cfg["family"] = declared_family(cfg["prior"])
+        cfg["family"] = declared_family(cfg["prior"]) or "tree"
     family = family_of(cfg)
     cfg["query"] = cfg.get("query") or family.query
     warm_up(cfg["proposal"])          # while the data and the program load

@@ -119,13 +119,8 @@ def exact(**kw):
 def _tree_family_only(prior) -> None:
     """The PCFG back end answers for trees: a prior of another family is a usage error
     (its load errors are reported where the prior is loaded below)."""
-    from ..logic.program import Program, LoadErrors
-    try:
-        p = Program()
-        p.consult(prior)
-    except (LoadErrors, OSError):
-        return
-    family = getattr(p, "model_family", None) or "tree"
+    from ..family import declared_family
+    family = declared_family(prior) or "tree"
     if family == "bn":
         raise click.UsageError(f"{prior}: a Bayesian-network prior: slpy exact is for trees; "
                                f"networks of up to 5 variables have exact answers in "

@@ -10,14 +10,14 @@ from pathlib import Path
 
 from . import ReportError
 from .compare import convergence
-from .page import _convergence_section, _f, _runs_section, _table, _unique_labels
+from .page import (_convergence_section, _f, _runs_section, _table, _trace_section,
+                   _unique_labels)
 from .rundir import load_run
 
 __all__ = ["family_report"]
 
 
 def family_report(family, run_dirs, out=None, top: int = 5):
-    from . import figures
     runs = [load_run(d) for d in run_dirs]
     _unique_labels(runs)
     out = Path(out) if out is not None else Path(run_dirs[0]) / "report"
@@ -32,12 +32,7 @@ def family_report(family, run_dirs, out=None, top: int = 5):
     conv_lines, warnings = _convergence_section(conv, traces)
     if conv["runs"]:
         lines += conv_lines + [""]
-    for key, name in traces:
-        f = f"trace_{key}.png"
-        figures.trace_figure(runs, key, name, out / f,
-                             "Log-likelihood trajectories" if key == "log_lik" else
-                             f"{name.capitalize()}, by iteration")
-        lines += [f"![{name} trajectories]({f})", ""]
+    lines += _trace_section(runs, traces, out)
     table = top_models(runs, top)
     lines += ["## Most probable models", "",
               "Estimated posterior probability of the most visited models (by the runs' "

@@ -109,6 +109,20 @@ def _convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
     return lines, warnings
 
 
+def _trace_section(runs, traces, out, of: str = "") -> list[str]:
+    """A trajectory figure per trace (figures.trace_figure) and its Markdown line;
+    `of`: what the traced integers are of (" of the tree")."""
+    from . import figures
+    lines = []
+    for key, name in traces:
+        f = f"trace_{key}.png"
+        figures.trace_figure(runs, key, name, out / f,
+                             "Log-likelihood trajectories" if key == "log_lik" else
+                             f"{name.capitalize()}{of}, by iteration")
+        lines += [f"![{name} trajectories]({f})", ""]
+    return lines
+
+
 def _top_section(table) -> list[str]:
     head = ["tree", "leaves", "log-likelihood"] + table["labels"]
     rows, keys = [], []
@@ -222,12 +236,7 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     if conv["runs"]:
         lines += conv_lines + [""]
     if any(r.kind == "mcmc" for r in runs):
-        for key, name in TRACES:
-            f = f"trace_{key}.png"
-            figures.trace_figure(runs, key, name, out / f,
-                                 "Log-likelihood trajectories" if key == "log_lik" else
-                                 f"{name.capitalize()} of the tree, by iteration")
-            lines += [f"![{name} trajectories]({f})", ""]
+        lines += _trace_section(runs, TRACES, out, " of the tree")
     lines += _top_section(table) + [""]
     figs = []
     if len(pred.get("sets", [])) > 1:

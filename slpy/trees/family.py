@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..family import ModelFamily, Scorer, register
+from ..family import ModelFamily, Scorer, holdout_rng, register
 from ..logic.terms import Struct, Var, deref
 from .model import Tree, canonical, leaves_and_depth, shape
 
@@ -93,9 +93,7 @@ def load_data(cfg, with_bucketer=False):
         # error (matching by position once scored a reordered file silently)
         test = load_csv(cfg["test"], class_col=target, on_missing=missing, like=train)
     elif cfg.get("holdout"):
-        # runs written before --split-seed existed split with the chain seed
-        split_seed = cfg["split_seed"] if "split_seed" in cfg else cfg["seed"]
-        rng = np.random.default_rng(np.random.SeedSequence([split_seed, 7]))
+        rng = holdout_rng(cfg)
         n, dropped = train.n_rows, train.n_dropped
         train, test = train_test_split(train, cfg["holdout"], rng)
         train.n_dropped = dropped            # rows of the file left out, before the split

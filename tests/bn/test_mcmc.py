@@ -121,26 +121,30 @@ def test_chains_visit_dags_with_the_exact_posterior_frequencies(target, temper, 
     assert chi2_pvalue(counts, probs) > 0.01
 
 
-@pytest.mark.parametrize("spec", ["uc", "change", "default", "parents",
-                                  "uc:0.3,change:0.3,parents:0.4"])
-def test_moves_leave_the_posterior_invariant(target, spec):
-    # replicas start from exact draws of the posterior and take two steps each
-    m, probs, _ = target
-    rng = np.random.default_rng(5)
+def replica_counts(m, probs, kernel, seed, steps=2, n=3000):
+    """Where n replicas end after `steps` steps of `kernel`, each started from an
+    exact draw of `probs` (a kernel that leaves it invariant keeps it)."""
+    from slpy.bn.family import parse_key
+    rng = np.random.default_rng(seed)
     keys = sorted(probs)
     p = np.array([probs[k] for k in keys])
-    states = {}
-    kernel = build_kernel(m, spec)
-    counts = Counter()
-    for _ in range(3000):
+    counts, states = Counter(), {}
+    for _ in range(n):
         k = keys[rng.choice(len(keys), p=p / p.sum())]
         s = states.get(k)
         if s is None:
-            from slpy.bn.family import parse_key
             s = states[k] = m.state_from_term(_term(parse_key(k, NAMES)), rng)
-        for it in range(2):
+        for it in range(steps):
             s, _ = kernel(rng, s, it)
         counts[m.scorer.key(s.term)] += 1
+    return counts
+
+
+@pytest.mark.parametrize("spec", ["uc", "change", "default", "parents",
+                                  "uc:0.3,change:0.3,parents:0.4"])
+def test_moves_leave_the_posterior_invariant(target, spec):
+    m, probs, _ = target
+    counts = replica_counts(m, probs, build_kernel(m, spec), seed=5)
     assert chi2_pvalue(counts, probs) > 0.01
 
 
@@ -148,23 +152,8 @@ def test_a_move_without_its_correction_is_caught(target):
     # uc without d_T/d_T' is still right here (d_T is the number of pairs, constant);
     # dropping the likelihood ratio is not
     m, probs, _ = target
-    from slpy.mcmc import kernel as K
-    wrong = K.build_kernel(m, "change", heat=0.0)   # the prior's kernel
-    rng = np.random.default_rng(6)
-    keys = sorted(probs)
-    p = np.array([probs[k] for k in keys])
-    counts = Counter()
-    states = {}
-    for _ in range(3000):
-        k = keys[rng.choice(len(keys), p=p / p.sum())]
-        s = states.get(k)
-        if s is None:
-            from slpy.bn.family import parse_key
-            s = states[k] = m.state_from_term(_term(parse_key(k, NAMES)), rng)
-        for it in range(2):
-            s, _ = wrong(rng, s, it)
-        counts[m.scorer.key(s.term)] += 1
-    assert chi2_pvalue(counts, probs) < 1e-4
+    wrong = build_kernel(m, "change", heat=0.0)   # the prior's kernel
+    assert chi2_pvalue(replica_counts(m, probs, wrong, seed=6), probs) < 1e-4
 
 
 def _term(parents):
@@ -182,17 +171,6 @@ def test_the_parents_move_at_a_lower_heat_leaves_its_own_target_invariant(target
                            np.array([formula_log_prior(r, 0.4, 3) for r in dags]))
     probs = {m.scorer.key_of(parent_sets(r)): float(x)
              for r, x in zip(post.dags, post.prob) if x > 0}
-    kernel = build_kernel(m, "parents", heat=heat)
-    rng = np.random.default_rng(8)
-    keys = sorted(probs)
-    p = np.array([probs[k] for k in keys])
-    counts, states = Counter(), {}
-    from slpy.bn.family import parse_key
-    for _ in range(3000):
-        k = keys[rng.choice(len(keys), p=p / p.sum())]
-        s = states.get(k)
-        if s is None:
-            s = states[k] = m.state_from_term(_term(parse_key(k, NAMES)), rng)
-        s, info = kernel(rng, s, 0)
-        counts[m.scorer.key(s.term)] += 1
+    counts = replica_counts(m, probs, build_kernel(m, "parents", heat=heat), seed=8,
+                            steps=1)
     assert chi2_pvalue(counts, probs) > 0.01
