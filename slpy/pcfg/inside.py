@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ..data.splits import threshold_value
-from ..logic.terms import Atom, Struct
+from ..terms.term import Atom, Struct
 from ..trees.likelihood import DirichletLikelihood, Likelihood
 from ..trees.term import FlatTree
 from . import _kernels as K

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..logic.terms import Atom, Struct
+from ..terms.term import Atom, Struct
 from ..data.splits import threshold_value
 from .term import FlatTree, ModelTermError, leaf_row_ids, parse
 

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..data.splits import threshold_value
 from ..errors import PicklableError
-from ..logic.terms import Atom, Struct, Var, deref
+from ..terms.term import Atom, Struct, Var, deref
 from . import _term_kernels as K
 
 __all__ = ["ModelTermError", "canonical", "parse", "FlatTree", "leaf_row_ids",
@@ -114,7 +114,7 @@ def feature_key(name) -> str:
     so that no name can break the text apart."""
     if _PLAIN_NAME.match(name):
         return name
-    from ..lang.writer import quote_text
+    from ..terms.text import quote_text
     return quote_text(name)
 
 

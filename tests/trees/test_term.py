@@ -7,7 +7,7 @@ import pytest
 
 from slpy import Program
 from slpy.data import from_arrays, load_csv
-from slpy.logic.terms import Atom, Struct, deref
+from slpy.terms.term import Atom, Struct, deref
 from slpy.trees.model import Tree
 from slpy.trees.term import (FlatTree, ModelTermError, canonical, feature_key,
                              leaf_row_ids, parse, shape)
