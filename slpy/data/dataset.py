@@ -2,14 +2,11 @@
 
 A :class:`Dataset` is what a prior conditions on (``X``) and what a likelihood scores
 (``y``). Classification responses are stored as int32 codes into ``classes``;
-regression responses as float64. Loading uses the standard ``csv`` module and NumPy
-only, so pandas stays optional.
+regression responses as float64. CSV files are read with pandas (slpy.data.csvfile).
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,22 +14,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import PicklableError
+from .csvfile import DataError, Table, _text, read_table, scan_records
 
 __all__ = ["Dataset", "DataError", "MissingValueError", "Rows", "load_csv", "read_rows",
            "encode_labels", "from_arrays", "dataset_hash", "train_test_split", "MISSING"]
 
 TASKS = ("classification", "regression")
-
-
-class DataError(PicklableError, ValueError):
-    """A dataset could not be read or built. ``str()`` is one line naming the source."""
-
-    def __init__(self, source, message: str):
-        # Newlines inside a value would break the one-line promise.
-        text = f"{source}: {message}".replace("\r", " ").replace("\n", " ")
-        super().__init__(text)
-        self.source = str(source)
 
 
 @dataclass(eq=False)
@@ -150,38 +137,21 @@ def _parse_float(text: str) -> float | None:
 
 def _encode_classes(labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Codes into the sorted unique labels; numeric labels sort as numbers."""
-    uniq = sorted(set(labels))
+    import pandas as pd
+    codes, uniq = pd.factorize(np.asarray(labels, dtype=object))   # hashing, in C
+    uniq = [str(u) for u in uniq.tolist()]
     nums = [_parse_float(s) for s in uniq]
-    if all(v is not None for v in nums):
-        uniq = [s for _, s in sorted(zip(nums, uniq))]
-    index = {s: i for i, s in enumerate(uniq)}
-    return np.fromiter((index[s] for s in labels), np.int32, len(labels)), uniq
+    order = sorted(range(len(uniq)), key=(lambda k: (nums[k], uniq[k])) if all(
+        v is not None for v in nums) else (lambda k: uniq[k]))
+    rank = np.empty(len(uniq), dtype=np.int32)
+    rank[order] = np.arange(len(uniq), dtype=np.int32)
+    return rank[codes], [uniq[k] for k in order]
 
 
 def _read_table(path: Path) -> list[tuple[int, list[str]]]:
-    """(line number, fields) of each non-blank record."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise DataError(path, f"cannot read file ({e.strerror or e})") from None
-    if not raw.strip():
-        raise DataError(path, "empty file")
-    if b"\0" in raw:
-        raise DataError(path, "not a CSV text file (binary content)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DataError(path, "not a CSV text file (not UTF-8)") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    out, prev = [], 0
-    try:
-        for r in reader:
-            if r:
-                out.append((prev + 1, r))   # first line of a record (quotes may span)
-            prev = reader.line_num
-        return out
-    except csv.Error as e:
-        raise DataError(path, f"not a valid CSV file ({e})") from None
+    """(line number, fields) of each non-blank record, the header's included, read
+    line by line (the network family's reader: its files are small)."""
+    return list(scan_records(path, _text(path)))
 
 
 MISSING = ("", "?", "NA", "N/A", "NaN", "nan")
@@ -195,14 +165,36 @@ class MissingValueError(DataError):
 @dataclass
 class Rows:
     """Rows read from a CSV file: predictors ``X`` (float64 [n, p]) in the order of
-    ``feature_names``, the response's texts ``labels`` (None without one) and the
-    number of rows left out for a missing value."""
+    ``feature_names``, the response's texts ``labels`` (None without one), the
+    number of rows left out for a missing value, and the line of each row (read from
+    the file when first needed)."""
     X: np.ndarray
     feature_names: list[str]
     labels: list[str] | None
     response: str | None
     n_dropped: int
-    lines: list[int]
+    lines: Sequence[int]
+
+
+class _Lines(Sequence):
+    """The file lines of the kept rows of a Table, scanned when first read (only
+    messages need them)."""
+
+    def __init__(self, table: Table, keep: np.ndarray | None):
+        self._table, self._keep = table, keep
+
+    def __len__(self) -> int:
+        return self._table.n_rows if self._keep is None else len(self._keep)
+
+    def __getitem__(self, i):
+        lines = self._table.lines()
+        return (lines if self._keep is None else lines[self._keep])[i].tolist()
+
+
+def _record_field(table: Table, i: int, j: int) -> str:
+    """The text of field j of data row i, as the file has it."""
+    line = int(table.lines()[i])
+    return next(r[j] for ln, r in scan_records(table.path, table.text) if ln == line)
 
 
 def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None,
@@ -222,9 +214,10 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
     path = Path(path)
     if on_missing not in ON_MISSING:
         raise DataError(path, f"on_missing must be one of {ON_MISSING}, not {on_missing!r}")
-    table = _read_table(path)
-    header = [h.strip() for h in table[0][1]]
-    body = table[1:]
+    miss = {m.strip() for m in missing}
+    table = read_table(path, lambda header: [class_col or "class", *exclude],
+                       sorted(miss))
+    header = table.header
     if len(header) < 2 and like is None:
         raise DataError(path, "not a CSV table: the header needs at least two columns")
     if len(set(header)) != len(header):
@@ -257,43 +250,69 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
         xcols = [header.index(f) for f in like.feature_names]
     if not xcols:
         raise DataError(path, "no predictor columns")
-    used = ([] if ycol is None else [ycol]) + xcols
-    width = len(header)
-    for line, row in body:
-        if len(row) != width:
-            raise DataError(path, f"line {line} has {len(row)} fields, "
-                                  f"the header has {width}")
-    if not body:
+    if not table.n_rows:
         raise DataError(path, "no data rows")
-    # Column-wise: a set per column finds the missing markers, so the common case
-    # (nothing missing) never loops over fields in Python.
-    cols = list(zip(*(row for _, row in body)))
-    lines = [line for line, _ in body]
-    miss = {m.strip() for m in missing}
-    drop = np.zeros(len(body), dtype=bool)
+    used = ([] if ycol is None else [ycol]) + xcols
+    # Column-wise, in pandas: the common case (nothing missing) never loops over
+    # fields in Python.
+    cols = {j: _column(table, j, miss) for j in used}
+    drop = np.zeros(table.n_rows, dtype=bool)
     for j in used:
-        bad = {v for v in set(cols[j]) if v.strip() in miss}
-        if bad:
-            drop |= np.fromiter((v in bad for v in cols[j]), bool, len(body))
+        drop |= cols[j][1]
     dropped = int(drop.sum())
     if dropped and on_missing == "error":
         i = int(np.flatnonzero(drop)[0])
-        j = next(j for j in used if cols[j][i].strip() in miss)
-        raise MissingValueError(path, f"line {lines[i]}, column {header[j]!r}: missing "
-                                      f"value {cols[j][i]!r} ({dropped} of {len(body)} "
-                                      f"rows have one)")
-    if dropped == len(body):
+        j = next(j for j in used if cols[j][1][i])
+        raise MissingValueError(path, f"line {table.lines()[i]}, column {header[j]!r}: "
+                                      f"missing value {_record_field(table, i, j)!r} "
+                                      f"({dropped} of {table.n_rows} rows have one)")
+    if dropped == table.n_rows:
         raise DataError(path, "no complete data rows")
-    if dropped:
-        keep = np.flatnonzero(~drop).tolist()
-        cols = [[c[i] for i in keep] if j in used else c for j, c in enumerate(cols)]
-        lines = [lines[i] for i in keep]
-    X = np.empty((len(lines), len(xcols)), dtype=np.float64)
+    keep = np.flatnonzero(~drop) if dropped else None
+    lines = _Lines(table, keep)
+    X = np.empty((table.n_rows - dropped, len(xcols)), dtype=np.float64)
     for k, j in enumerate(xcols):
-        X[:, k] = _numeric_column(path, header[j], cols[j], lines)
-    labels = None if ycol is None else [v.strip() for v in cols[ycol]]
+        values = cols[j][0] if keep is None else cols[j][0][keep]
+        X[:, k] = _numeric_column(path, header[j], values, lines)
+    labels = None
+    if ycol is not None:
+        y = cols[ycol][0] if keep is None else cols[ycol][0][keep]
+        labels = y.values()          # the response column is read as text
     return Rows(X, [header[j] for j in xcols], labels,
                 None if ycol is None else class_col, dropped, lines)
+
+
+def _column(table: Table, j: int, miss: set):
+    """(values, missing mask) of column j: float64 numbers as pandas parsed them, or a
+    Factor of texts stripped of spaces (a text that is a missing marker once stripped
+    is missing)."""
+    import pandas as pd
+    col = table.frame[j]
+    if col.dtype.kind in "fiub":
+        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values, np.isnan(values)
+    codes, uniq = pd.factorize(col, use_na_sentinel=True)     # missing: -1
+    index: dict = {}
+    remap = np.empty(len(uniq) + 1, dtype=np.int64)
+    remap[-1] = -1
+    for k, u in enumerate(uniq.tolist()):
+        t = str(u).strip()
+        remap[k] = -1 if t in miss else index.setdefault(t, len(index))
+    codes = remap[codes]
+    return _Factor(codes, list(index)), codes < 0
+
+
+@dataclass
+class _Factor:
+    """A text column: ``codes`` into ``texts`` (-1: missing), in file order."""
+    codes: np.ndarray
+    texts: list
+
+    def __getitem__(self, rows) -> "_Factor":
+        return _Factor(self.codes[rows], self.texts)
+
+    def values(self) -> list:
+        return np.asarray(self.texts + [None], dtype=object)[self.codes].tolist()
 
 
 def load_csv(path, class_col: str | None = None, regression: bool = False,
@@ -340,18 +359,34 @@ def encode_labels(source, labels: Sequence[str], classes: Sequence[str],
                                 f"data's classes ({', '.join(classes)})") from None
 
 
-def _numeric_column(path, name: str, values: Sequence[str], lines) -> np.ndarray:
-    try:
-        col = np.array(values, dtype=np.float64)   # fast path, C-level parsing
-    except ValueError:
-        col = None
-    if col is not None and np.isfinite(col).all():
-        return col
-    for v, ln in zip(values, lines):   # slow path only to name the culprit
-        if _parse_float(v) is None:
-            raise DataError(path, f"column {name!r}, line {ln}: value {v!r} is not a "
-                                  f"finite number")
-    raise DataError(path, f"column {name!r} is not numeric")  # pragma: no cover
+def _record_field_text(v: float) -> str:
+    # a number pandas parsed that is not finite: as the file most likely wrote it
+    return "nan" if v != v else ("inf" if v > 0 else "-inf")
+
+
+def _numeric_column(path, name: str, values, lines) -> np.ndarray:
+    """Column values as float64: numbers pandas parsed, or texts (a _Factor or a
+    list) that must all be finite numbers (DataError naming the first that is not,
+    and its line)."""
+    if isinstance(values, _Factor):
+        levels = np.array([_parse_float(t) for t in values.texts] + [None], dtype=float)
+        col = levels[values.codes]
+    elif isinstance(values, list):
+        col = np.array([_parse_float(t) for t in values], dtype=float)
+    else:
+        col = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(col)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        if isinstance(values, _Factor):
+            text = values.texts[values.codes[i]]
+        elif isinstance(values, list):
+            text = values[i]
+        else:
+            text = _record_field_text(values[i])
+        raise DataError(path, f"column {name!r}, line {lines[i]}: value {text!r} is not a "
+                              f"finite number")
+    return col
 
 
 def from_arrays(X, y, feature_names: Sequence[str] | None = None,

@@ -1,0 +1,85 @@
+"""Time to load a CSV file into a Dataset: the csv-module reader slpy had before pandas
+(taken from git history, run unchanged) against today's load_csv, in one run.
+
+    python benchmarks/csv_load.py [--repeat R] [--rows N]
+
+Loads ../shared/data/letter.csv (20,000 rows, 16 integer predictors) and a CSV of N
+rows (default 200,000) that the script writes into a temporary directory with a fixed
+seed (8 predictors with 3 decimals, 4 integer ones, 3 classes), R times each reader,
+alternating, and prints the median seconds and the ratio old / new; for scale, also
+pandas.read_csv alone (what the new reader spends its time in). The old reader is
+slpy/data/dataset.py at commit OLD (needs the repository's git history).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+LETTER = ROOT.parent / "shared" / "data" / "letter.csv"
+OLD = "63e2e8f"      # the last commit whose load_csv read with the csv module
+
+from slpy.data import load_csv  # noqa: E402
+
+
+def old_reader():
+    """load_csv of slpy/data/dataset.py at commit OLD, as a module of the slpy.data
+    package (its relative imports resolve against today's slpy)."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD}:slpy/data/dataset.py"],
+                         capture_output=True, text=True, check=True).stdout
+    mod = types.ModuleType("slpy.data._dataset_before_pandas")
+    mod.__package__ = "slpy.data"
+    sys.modules[mod.__name__] = mod       # dataclasses look their module up
+    exec(compile(src, f"{OLD}:slpy/data/dataset.py", "exec"), mod.__dict__)
+    return mod.load_csv
+
+
+def write_rows(path: Path, n: int, seed: int = 20261125) -> None:
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({f"x{j}": np.round(rng.normal(0, 10, n), 3) for j in range(8)})
+    for j in range(8, 12):
+        frame[f"x{j}"] = rng.integers(0, 100, n)
+    frame["class"] = rng.choice(["a", "b", "c"], n)
+    frame.to_csv(path, index=False)
+
+
+def main() -> None:
+    import pandas as pd
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rows", type=int, default=200_000)
+    args = ap.parse_args()
+    old = old_reader()
+    with tempfile.TemporaryDirectory(prefix="slpy-csv-") as tmp:
+        big = Path(tmp) / f"rows{args.rows}.csv"
+        write_rows(big, args.rows)
+        print(f"{'file':<24} {'rows':>7} {'old (s)':>9} {'new (s)':>9} {'old/new':>8} "
+              f"{'read_csv (s)':>13}")
+        for path in (LETTER, big):
+            a = old(path)
+            b = load_csv(path)     # the same data, and the kernels warm
+            assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) \
+                and a.classes == b.classes, path
+            times = {"old": [], "new": [], "pandas": []}
+            for _ in range(args.repeat):
+                for name, f in (("old", old), ("new", load_csv), ("pandas", pd.read_csv)):
+                    t0 = time.perf_counter()
+                    f(path)
+                    times[name].append(time.perf_counter() - t0)
+            t_old, t_new, t_pd = (statistics.median(times[k]) for k in times)
+            print(f"{path.name:<24} {b.n_rows:>7} {t_old:>9.3f} {t_new:>9.3f} "
+                  f"{t_old / t_new:>7.1f}x {t_pd:>13.3f}")
+
+
+if __name__ == "__main__":
+    main()
