@@ -7,7 +7,8 @@ Loads ../shared/data/letter.csv (20,000 rows, 16 integer predictors) and a CSV o
 rows (default 200,000) that the script writes into a temporary directory with a fixed
 seed (8 predictors with 3 decimals, 4 integer ones, 3 classes), R times each reader,
 alternating, and prints the median seconds and the ratio old / new; for scale, also
-pandas.read_csv alone (what the new reader spends its time in). The old reader is
+pandas.read_csv alone (what the new reader spends its time in) and, when pyarrow is
+installed, pyarrow.csv.read_csv (the other parser considered). The old reader is
 slpy/data/dataset.py at commit OLD (needs the repository's git history).
 """
 from __future__ import annotations
@@ -55,30 +56,38 @@ def write_rows(path: Path, n: int, seed: int = 20261125) -> None:
 
 def main() -> None:
     import pandas as pd
+    try:
+        import pyarrow.csv as pa_csv
+    except ImportError:
+        pa_csv = None
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rows", type=int, default=200_000)
     args = ap.parse_args()
     old = old_reader()
     with tempfile.TemporaryDirectory(prefix="slpy-csv-") as tmp:
-        big = Path(tmp) / f"rows{args.rows}.csv"
+        big = Path(tmp) / f"rows{args.rows}.csv"   # the name of the table's row
         write_rows(big, args.rows)
         print(f"{'file':<24} {'rows':>7} {'old (s)':>9} {'new (s)':>9} {'old/new':>8} "
-              f"{'read_csv (s)':>13}")
+              f"{'read_csv (s)':>13} {'pyarrow (s)':>12}")
         for path in (LETTER, big):
             a = old(path)
             b = load_csv(path)     # the same data, and the kernels warm
             assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) \
                 and a.classes == b.classes, path
-            times = {"old": [], "new": [], "pandas": []}
+            readers = [("old", old), ("new", load_csv), ("pandas", pd.read_csv)]
+            if pa_csv is not None:
+                readers.append(("pyarrow", pa_csv.read_csv))
+            times = {name: [] for name, _ in readers}
             for _ in range(args.repeat):
-                for name, f in (("old", old), ("new", load_csv), ("pandas", pd.read_csv)):
+                for name, f in readers:
                     t0 = time.perf_counter()
                     f(path)
                     times[name].append(time.perf_counter() - t0)
-            t_old, t_new, t_pd = (statistics.median(times[k]) for k in times)
-            print(f"{path.name:<24} {b.n_rows:>7} {t_old:>9.3f} {t_new:>9.3f} "
-                  f"{t_old / t_new:>7.1f}x {t_pd:>13.3f}")
+            t = {k: statistics.median(v) for k, v in times.items()}
+            pa = f"{t['pyarrow']:>12.3f}" if "pyarrow" in t else f"{'-':>12}"
+            print(f"{path.name:<24} {b.n_rows:>7} {t['old']:>9.3f} {t['new']:>9.3f} "
+                  f"{t['old'] / t['new']:>7.1f}x {t['pandas']:>13.3f} {pa}")
 
 
 if __name__ == "__main__":
