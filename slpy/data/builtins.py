@@ -9,20 +9,28 @@ handle, so proofs can be compared and replayed cheaply.
     rows_size(R, N)               number of rows in R
     rows_class_counts(R, Cs)      class counts in R (classification)
     features(Fs)                  the predictor names, as atoms
-    feature_thresholds(R, F, Ts)  candidate thresholds of F within R (observed values
-                                  except the largest: x =< T leaves both sides non-empty)
-    split_rows(R, F, T, L, Rr)    L: rows of R with F =< T, Rr: the others
-    valid_splits(R, MinLeaf, Ss)  every split(F, T, L, Rr) leaving >= MinLeaf rows a side
-    uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, T, L, Rr) drawn
+    feature_thresholds(R, F, Ts)  candidate thresholds of a numeric F within R (observed
+                                  values except the largest: x =< T leaves both sides
+                                  non-empty)
+    split_rows(R, F, V, L, Rr)    L: rows of R that pass the test V of F (F =< V for a
+                                  number V; slpy.data.splits for in(Levels) and
+                                  na(Side, Test)), Rr: the others
+    valid_splits(R, MinLeaf, Ss)  every split(F, V, L, Rr) leaving >= MinLeaf rows a side
+    uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, V, L, Rr) drawn
                                   uniformly among the valid splits (without replacement
                                   on backtracking); fails when there is none
+
+A categorical feature's splits list the levels that go left, ``in([a, b])``; where a
+node's rows have missing values of a feature, each of its splits comes twice, the
+missing rows on either side, ``na(left, V)`` and ``na(right, V)`` (slpy.data.splits;
+docs/priors.md says how many subsets of many levels there are and why).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..logic.builtins import det, stochastic, UniformChoice
-from .splits import threshold_value
+from .splits import FEATURE_MASK, split_of, threshold_value, value_term
 from ..terms.term import Var, Atom, Struct, deref, atom, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 
@@ -76,21 +84,13 @@ def _int(t, what="integer"):
     return t
 
 
-def _num(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int and type(t) is not float:
-        raise type_error("number", t)
-    return t
-
-
 def attach(engine, rowsets, dataset) -> None:
     """Give a Program's engine the training data (called by Program.attach_data)."""
     engine.rowsets = rowsets
     engine.dataset = dataset
     engine.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
     engine.feature_atoms = [atom(n) for n in dataset.feature_names]
+    engine.feature_levels = dataset.levels or [None] * dataset.n_features
     engine.split_cache = {}
     rowsets.on_clear(engine.split_cache.clear)
 
@@ -119,13 +119,24 @@ def features(eng, fs):
 
 @det("feature_thresholds", 3)
 def feature_thresholds(eng, r, f, ts):
-    th = _state(eng).thresholds(row_id(r), _feature(eng, f))
+    fi = _feature(eng, f)
+    if eng.feature_levels[fi] is not None:
+        raise type_error("numeric_feature", deref(f))
+    th = _state(eng).thresholds(row_id(r), fi)
     return eng.unify(ts, mklist([threshold_value(x) for x in th]))
 
 
 @det("split_rows", 5)
 def split_rows(eng, r, f, t, left, right):
-    lid, rid = _state(eng).split(row_id(r), _feature(eng, f), float(_num(t)))
+    rs = _state(eng)
+    fi = _feature(eng, f)
+    levels = eng.feature_levels[fi]
+    tt = deref(t)
+    if levels is None and type(tt) in (int, float):
+        code, v = fi, float(tt)
+    else:
+        code, v = split_of(levels, fi, tt)
+    lid, rid = rs.split(row_id(r), code, v)
     return eng.unify(left, rows_term(lid)) and eng.unify(right, rows_term(rid))
 
 
@@ -138,9 +149,19 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
         fa = eng.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
-        def value(i):
-            f, t, l, r = sl[i]
-            return Struct("split", (fa[f], threshold_value(t), rows_term(l), rows_term(r)))
+        if eng.rowsets.dataset.plain:
+            def value(i):
+                f, t, l, r = sl[i]
+                return Struct("split", (fa[f], threshold_value(t), rows_term(l),
+                                        rows_term(r)))
+        else:
+            lv = eng.feature_levels
+
+            def value(i):
+                code, t, l, r = sl[i]
+                f = code & FEATURE_MASK
+                return Struct("split", (fa[f], value_term(lv[f], code, t), rows_term(l),
+                                        rows_term(r)))
 
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
@@ -226,8 +247,9 @@ def _split_choice_except(eng, rid, min_leaf, forbidden) -> UniformChoice:
         sl = eng.rowsets.valid_splits(rid, min_leaf)
         feats, thrs = sl.features, sl.thresholds
         keep = np.ones(len(sl), bool)
+        numeric = ~eng.rowsets._cat[feats & FEATURE_MASK]     # boxes bound numbers only
         for f, lo, hi in forbidden:
-            keep &= ~((feats == f) & (thrs >= lo) & (thrs < hi))
+            keep &= ~(((feats & FEATURE_MASK) == f) & numeric & (thrs >= lo) & (thrs < hi))
         allowed = np.nonzero(keep)[0]
         pos = {int(j): i for i, j in enumerate(allowed)}
 

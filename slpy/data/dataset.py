@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from .csvfile import DataError, Table, _text, read_table, scan_records
+from .splits import MAX_LEVELS
 
 __all__ = ["Dataset", "DataError", "MissingValueError", "Rows", "load_csv", "read_rows",
            "encode_labels", "from_arrays", "dataset_hash", "train_test_split", "MISSING"]
@@ -29,6 +30,11 @@ class Dataset:
     ``y`` holds int32 codes into ``classes`` for classification and float64 values
     for regression (``classes`` is then None). ``n_dropped`` counts rows dropped at
     load time for missing values; ``source`` says where the data came from.
+
+    ``levels[j]`` is None for a numeric feature and, for a categorical one, the list
+    of its levels, column j of X holding codes into it (``levels`` None: all numeric).
+    With ``missing`` true, NaN in X is a missing value (split rules send it down a side,
+    slpy.data.splits); without, X must be finite.
     """
 
     X: np.ndarray
@@ -39,6 +45,10 @@ class Dataset:
     n_dropped: int = 0
     source: str = "<arrays>"
     _hash: str | None = field(default=None, init=False, repr=False)
+    levels: list | None = None
+    missing: bool = False
+    #: (new data read ``like`` a training set) categorical feature -> {new level: rows}
+    unseen: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         src = self.source
@@ -52,8 +62,9 @@ class Dataset:
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.shape[0] == 0:
             raise DataError(src, "no rows")
-        if not np.isfinite(X).all():
-            r, c = np.argwhere(~np.isfinite(X))[0]
+        bad = np.isinf(X) if self.missing else ~np.isfinite(X)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
             raise DataError(src, f"non-finite predictor value at row {r}, column {c}")
         y = np.asarray(self.y).reshape(-1)
         if y.shape[0] != X.shape[0]:
@@ -80,7 +91,26 @@ class Dataset:
         X, y = X.view(), y.view()
         X.setflags(write=False)
         y.setflags(write=False)
+        self.levels = _check_levels(src, X, names, self.levels)
+        self.missing = bool(self.missing)
         self.X, self.y, self.feature_names, self.classes = X, y, names, classes
+
+    @property
+    def categorical(self) -> np.ndarray:
+        """bool [p]: which features are categorical."""
+        return np.array([lv is not None for lv in self.levels or [None] * self.n_features],
+                        dtype=bool)
+
+    @property
+    def plain(self) -> bool:
+        """All features numeric and no missing value: every split is ``x <= t``."""
+        return self.levels is None and not (self.missing and np.isnan(self.X).any())
+
+    def with_X(self, X) -> "Dataset":
+        """A copy with other predictor values (same columns, levels and response)."""
+        return Dataset(X, self.y, list(self.feature_names),
+                       None if self.classes is None else list(self.classes), self.task,
+                       self.n_dropped, self.source, self.levels, self.missing)
 
     @property
     def n_rows(self) -> int:
@@ -110,7 +140,7 @@ class Dataset:
             raise DataError(self.source, "row index out of range")
         return Dataset(self.X[idx], self.y[idx], list(self.feature_names),
                        None if self.classes is None else list(self.classes),
-                       self.task, 0, self.source)
+                       self.task, 0, self.source, self.levels, self.missing)
 
     def subset(self, rows) -> "Dataset":
         """The rows selected by a boolean mask or an index array, in dataset order.
@@ -125,6 +155,33 @@ class Dataset:
         else:
             idx = np.unique(rows)
         return self.take(idx)
+
+
+def _check_levels(src, X, names, levels):
+    """``levels`` checked against X (None when no feature is categorical)."""
+    if levels is None or all(lv is None for lv in levels):
+        return None
+    levels = list(levels)
+    if len(levels) != X.shape[1]:
+        raise DataError(src, f"{len(levels)} level lists for {X.shape[1]} columns")
+    out = []
+    for j, lv in enumerate(levels):
+        if lv is None:
+            out.append(None)
+            continue
+        lv = [str(v) for v in lv]
+        if len(set(lv)) != len(lv):
+            raise DataError(src, f"column {names[j]!r}: repeated levels")
+        if len(lv) > MAX_LEVELS:
+            raise DataError(src, f"column {names[j]!r} has {len(lv)} levels; a categorical "
+                                 f"feature may have at most {MAX_LEVELS}")
+        col = X[:, j]
+        ok = np.isnan(col) | ((col >= -1) & (col < len(lv)) & (col == np.round(col)))
+        if not ok.all():
+            raise DataError(src, f"column {names[j]!r}: a categorical column holds level "
+                                 f"codes 0..{len(lv) - 1} (-1: a level new to a model)")
+        out.append(lv)
+    return out
 
 
 def _parse_float(text: str) -> float | None:
@@ -155,7 +212,7 @@ def _read_table(path: Path) -> list[tuple[int, list[str]]]:
 
 
 MISSING = ("", "?", "NA", "N/A", "NaN", "nan")
-ON_MISSING = ("drop", "error")
+ON_MISSING = ("drop", "error", "split")
 
 
 class MissingValueError(DataError):
@@ -167,13 +224,16 @@ class Rows:
     """Rows read from a CSV file: predictors ``X`` (float64 [n, p]) in the order of
     ``feature_names``, the response's texts ``labels`` (None without one), the
     number of rows left out for a missing value, and the line of each row (read from
-    the file when first needed)."""
+    the file when first needed). ``levels`` as Dataset's; ``unseen``: per categorical
+    feature, the levels of new rows that ``like`` lacks (coded -1), with their counts."""
     X: np.ndarray
     feature_names: list[str]
     labels: list[str] | None
     response: str | None
     n_dropped: int
     lines: Sequence[int]
+    levels: list | None = None
+    unseen: dict = field(default_factory=dict)
 
 
 class _Lines(Sequence):
@@ -199,23 +259,35 @@ def _record_field(table: Table, i: int, j: int) -> str:
 
 def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None,
               response: bool = True, missing: Sequence[str] = MISSING,
-              exclude: Sequence[str] = (), on_missing: str = "drop") -> Rows:
+              exclude: Sequence[str] = (), on_missing: str = "drop",
+              categorical=()) -> Rows:
     """Read the rows of a CSV file with a header row.
 
     The response is the column ``class_col``, by default the one named ``class``
     (a file without one is an error when ``response`` is required: a silent guess
-    would score the wrong column). Columns named in ``exclude`` are ignored; every
-    other column is a numeric predictor. With ``like`` (test or new data for a model
-    fitted on ``like``) the predictors are ``like``'s features, matched by name in any
-    order; a column that is none of them is an error. A row with a value in
-    ``missing`` in a used column is left out and counted (``on_missing="drop"``) or
-    refused (``"error"``: MissingValueError naming the line and column).
+    would score the wrong column). Columns named in ``exclude`` are ignored; the
+    columns named in ``categorical`` (or, with ``categorical="auto"``, every column
+    holding a value that is not a number) are categorical predictors, their levels the
+    distinct texts; every other column is a numeric predictor. With ``like`` (test or
+    new data for a model fitted on ``like``) the predictors are ``like``'s features,
+    matched by name in any order, categorical as they are there (a level ``like`` lacks
+    is coded -1 and counted in ``unseen``); a column that is none of them is an error.
+    A row with a value in ``missing`` in a used column is left out and counted
+    (``on_missing="drop"``) or refused (``"error"``: MissingValueError naming the line
+    and column); with ``"split"`` a missing predictor is kept (NaN: the trees send it
+    down a side of each split) and only a missing response leaves its row out.
     """
     path = Path(path)
     if on_missing not in ON_MISSING:
         raise DataError(path, f"on_missing must be one of {ON_MISSING}, not {on_missing!r}")
     miss = {m.strip() for m in missing}
-    table = read_table(path, lambda header: [class_col or "class", *exclude],
+    auto = categorical == "auto"
+    cats = set() if auto else {categorical} if isinstance(categorical, str) \
+        else set(categorical)
+    if like is not None:
+        auto = False
+        cats = {f for f, lv in zip(like.feature_names, like.levels or ()) if lv is not None}
+    table = read_table(path, lambda header: [class_col or "class", *exclude, *cats],
                        sorted(miss))
     header = table.header
     if len(header) < 2 and like is None:
@@ -234,6 +306,11 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
     elif class_col not in header and response:
         raise DataError(path, f"class column {class_col!r} is not in the header")
     ycol = header.index(class_col) if class_col in header else None
+    for h in sorted(cats - set(header)) if like is None else ():
+        raise DataError(path, f"categorical column {h!r} is not in the header")
+    if class_col in cats and like is None:
+        raise DataError(path, f"the response column {class_col!r} cannot be a "
+                              f"categorical predictor")
     if like is None:
         xcols = [j for j, h in enumerate(header) if j != ycol and h not in exclude]
     else:
@@ -257,7 +334,7 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
     # fields in Python.
     cols = {j: _column(table, j, miss) for j in used}
     drop = np.zeros(table.n_rows, dtype=bool)
-    for j in used:
+    for j in used if on_missing != "split" else used[:1] if ycol is not None else ():
         drop |= cols[j][1]
     dropped = int(drop.sum())
     if dropped and on_missing == "error":
@@ -271,15 +348,66 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
     keep = np.flatnonzero(~drop) if dropped else None
     lines = _Lines(table, keep)
     X = np.empty((table.n_rows - dropped, len(xcols)), dtype=np.float64)
+    levels: list = [None] * len(xcols)
+    unseen: dict = {}
     for k, j in enumerate(xcols):
         values = cols[j][0] if keep is None else cols[j][0][keep]
-        X[:, k] = _numeric_column(path, header[j], values, lines)
+        name = header[j]
+        if name in cats or (auto and isinstance(values, _Factor)):
+            if like is None:
+                X[:, k], levels[k] = _level_codes(values)
+            else:
+                lv = like.levels[like.feature_names.index(name)]
+                X[:, k], new = _level_codes(values, lv)
+                if new:
+                    unseen[name] = new
+                levels[k] = lv
+        else:
+            X[:, k] = _numeric_column(path, name, values, lines,
+                                      allow_nan=on_missing == "split", hint=like is None)
     labels = None
     if ycol is not None:
         y = cols[ycol][0] if keep is None else cols[ycol][0][keep]
         labels = y.values()          # the response column is read as text
     return Rows(X, [header[j] for j in xcols], labels,
-                None if ycol is None else class_col, dropped, lines)
+                None if ycol is None else class_col, dropped, lines,
+                levels if any(lv is not None for lv in levels) else None, unseen)
+
+
+def _as_factor(values) -> "_Factor":
+    if isinstance(values, _Factor):
+        return values
+    miss = np.isnan(values)               # numbers pandas parsed: their texts
+    texts = [_number_text(v) for v in values[~miss].tolist()]
+    uniq = sorted(set(texts))
+    index = {t: i for i, t in enumerate(uniq)}
+    codes = np.full(len(values), -1, dtype=np.int64)
+    codes[~miss] = [index[t] for t in texts]
+    return _Factor(codes, uniq)
+
+
+def _level_codes(values, levels=None):
+    """Level codes (float64, NaN where missing) of a column. Without ``levels``:
+    (codes, the column's levels, sorted as classes are: numbers as numbers). With
+    them: (codes, {level they lack: rows}), those rows coded -1."""
+    f = _as_factor(values)
+    present = np.zeros(len(f.texts), dtype=bool)
+    present[f.codes[f.codes >= 0]] = True
+    given = levels is not None
+    if not given:
+        _, levels = _encode_classes([t for t, p in zip(f.texts, present) if p])
+    index = {t: i for i, t in enumerate(levels)}
+    remap = np.array([index.get(t, -1) for t in f.texts] + [np.nan], dtype=np.float64)
+    codes = remap[f.codes]
+    if not given:
+        return codes, levels
+    counts = np.bincount(f.codes[f.codes >= 0], minlength=len(f.texts))
+    return codes, {t: int(counts[i]) for i, t in enumerate(f.texts)
+                   if present[i] and t not in index}
+
+
+def _number_text(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
 def _column(table: Table, j: int, miss: set):
@@ -317,33 +445,39 @@ class _Factor:
 
 def load_csv(path, class_col: str | None = None, regression: bool = False,
              missing: Sequence[str] = MISSING, exclude: Sequence[str] = (),
-             on_missing: str = "drop", like: Dataset | None = None) -> Dataset:
+             on_missing: str = "drop", like: Dataset | None = None,
+             categorical=()) -> Dataset:
     """Read a CSV file with a header row into a :class:`Dataset` (see
-    :func:`read_rows` for the columns and missing values; rows left out are counted
-    in ``n_dropped``).
+    :func:`read_rows` for the columns, categorical ones and missing values; rows left
+    out are counted in ``n_dropped``).
 
     Classification labels may be any text; ``classes`` are the sorted distinct
     labels (numerically sorted when all labels are numbers). With ``like``, the
-    classes are ``like``'s and a label it does not have is an error.
+    classes are ``like``'s and a label it does not have is an error; the levels of a
+    categorical feature that ``like`` lacks are in ``unseen`` (rows coded -1).
     """
     rows = read_rows(path, class_col, like=like, missing=missing, exclude=exclude,
-                     on_missing=on_missing)
+                     on_missing=on_missing, categorical=categorical)
     src = str(Path(path))
     regression = regression if like is None else like.task == "regression"
+    extra = (rows.levels, on_missing == "split")
     if regression:
         y = _numeric_column(path, rows.response, rows.labels, rows.lines)
-        return Dataset(rows.X, y, rows.feature_names, None, "regression", rows.n_dropped,
-                       src)
-    if like is not None:
-        return Dataset(rows.X, encode_labels(path, rows.labels, like.classes, rows.lines),
-                       rows.feature_names, list(like.classes), "classification",
-                       rows.n_dropped, src)
-    y, classes = _encode_classes(rows.labels)
-    if len(classes) < 2:
-        raise DataError(path, f"class column {rows.response!r} has a single class "
-                              f"{classes[0]!r}")
-    return Dataset(rows.X, y, rows.feature_names, classes, "classification",
-                   rows.n_dropped, src)
+        ds = Dataset(rows.X, y, rows.feature_names, None, "regression", rows.n_dropped,
+                     src, *extra)
+    elif like is not None:
+        ds = Dataset(rows.X, encode_labels(path, rows.labels, like.classes, rows.lines),
+                     rows.feature_names, list(like.classes), "classification",
+                     rows.n_dropped, src, *extra)
+    else:
+        y, classes = _encode_classes(rows.labels)
+        if len(classes) < 2:
+            raise DataError(path, f"class column {rows.response!r} has a single class "
+                                  f"{classes[0]!r}")
+        ds = Dataset(rows.X, y, rows.feature_names, classes, "classification",
+                     rows.n_dropped, src, *extra)
+    ds.unseen = rows.unseen
+    return ds
 
 
 def encode_labels(source, labels: Sequence[str], classes: Sequence[str],
@@ -364,41 +498,57 @@ def _record_field_text(v: float) -> str:
     return "nan" if v != v else ("inf" if v > 0 else "-inf")
 
 
-def _numeric_column(path, name: str, values, lines) -> np.ndarray:
+def _numeric_column(path, name: str, values, lines, allow_nan: bool = False,
+                    hint: bool = False) -> np.ndarray:
     """Column values as float64: numbers pandas parsed, or texts (a _Factor or a
     list) that must all be finite numbers (DataError naming the first that is not,
-    and its line)."""
+    and its line). With ``allow_nan`` a missing value is NaN. ``hint``: the message
+    says how to read a column of texts as categories."""
     if isinstance(values, _Factor):
         levels = np.array([_parse_float(t) for t in values.texts] + [None], dtype=float)
         col = levels[values.codes]
+        missing = values.codes < 0
     elif isinstance(values, list):
         col = np.array([_parse_float(t) for t in values], dtype=float)
+        missing = np.zeros(len(col), dtype=bool)
     else:
         col = np.asarray(values, dtype=np.float64)
+        missing = np.isnan(col)
     bad = ~np.isfinite(col)
+    if allow_nan:
+        bad &= ~missing
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         if isinstance(values, _Factor):
-            text = values.texts[values.codes[i]]
+            text = values.texts[values.codes[i]] if values.codes[i] >= 0 else ""
         elif isinstance(values, list):
             text = values[i]
         else:
             text = _record_field_text(values[i])
+        more = ""
+        if hint and isinstance(values, _Factor) and _parse_float(text) is None \
+                and not np.isinf(col[i]):
+            more = f" (a column of categories? name it categorical: --categorical {name})"
         raise DataError(path, f"column {name!r}, line {lines[i]}: value {text!r} is not a "
-                              f"finite number")
+                              f"finite number{more}")
     return col
 
 
 def from_arrays(X, y, feature_names: Sequence[str] | None = None,
                 classes: Sequence[str] | None = None, task: str | None = None,
-                source: str = "<arrays>") -> Dataset:
+                source: str = "<arrays>", categorical=None,
+                missing: bool = False) -> Dataset:
     """Build a Dataset from arrays (the Python API).
 
     ``task`` defaults to regression for a float ``y`` and classification otherwise.
     For classification ``y`` may be labels (strings or numbers, encoded like
     :func:`load_csv`) or, when ``classes`` is given, integer codes into it.
+    ``categorical``: the columns (indices or names) whose values are categories, or
+    ``"auto"`` for every column holding a value that is not a number; their levels
+    are the distinct values as text. With ``missing``, None and NaN in X are missing
+    values (kept: the trees send them down a side of each split); without, an error.
     """
-    X = np.asarray(X)
+    X = np.asarray(X, dtype=object if categorical is not None else None)
     if X.ndim == 1:
         X = X.reshape(-1, 1)
     y = np.asarray(y).reshape(-1)
@@ -406,21 +556,80 @@ def from_arrays(X, y, feature_names: Sequence[str] | None = None,
         task = "regression" if np.issubdtype(y.dtype, np.floating) else "classification"
     if feature_names is None:
         feature_names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0)]
+    levels = None
+    if categorical is not None and X.ndim == 2:
+        X, levels = encode_columns(X, list(feature_names), categorical, source)
+    extra = (levels, missing)
     if task == "regression":
         if not np.issubdtype(y.dtype, np.number):
             raise DataError(source, "regression y must be numeric")
-        return Dataset(X, y, list(feature_names), None, task, 0, source)
+        return Dataset(X, y, list(feature_names), None, task, 0, source, *extra)
     if classes is None:
         codes, classes = _encode_classes([str(v) for v in y.tolist()])
     else:
         if not np.issubdtype(y.dtype, np.integer):
             raise DataError(source, "with classes given, y must be integer codes")
         codes = y
-    return Dataset(X, codes, list(feature_names), list(classes), task, 0, source)
+    return Dataset(X, codes, list(feature_names), list(classes), task, 0, source, *extra)
+
+
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or \
+        type(v).__name__ in ("NAType", "NaTType")
+
+
+def encode_columns(X, names: list, categorical, source="<arrays>", levels=None):
+    """(float64 matrix, levels) of an object matrix whose ``categorical`` columns
+    (indices or names, or "auto": those holding a value that is not a number) hold
+    categories: level codes in the float matrix (NaN: missing). With ``levels`` (a
+    fitted Dataset's) the columns are coded as there, a level they lack as -1."""
+    X = np.asarray(X, dtype=object)
+    p = X.shape[1]
+    if levels is not None:
+        cat = [lv is not None for lv in levels]
+    elif isinstance(categorical, str) and categorical == "auto":
+        cat = [any(isinstance(v, str) and _parse_float(v) is None for v in X[:, j])
+               for j in range(p)]
+    else:
+        cat = [False] * p
+        for c in categorical:
+            j = names.index(c) if isinstance(c, str) and c in names else c
+            if not isinstance(j, (int, np.integer)) or not 0 <= j < p:
+                raise DataError(source, f"categorical column {c!r} is not a column of X")
+            cat[int(j)] = True
+    out = np.empty(X.shape, dtype=np.float64)
+    found = []
+    for j in range(p):
+        col = X[:, j]
+        if not cat[j]:
+            try:
+                out[:, j] = [np.nan if _is_missing(v) else float(v) for v in col]
+            except (TypeError, ValueError):
+                raise DataError(source, f"column {names[j]!r} holds a value that is not a "
+                                        f"number (categories? name it in "
+                                        f"categorical)") from None
+            found.append(None)
+            continue
+        texts = [None if _is_missing(v) else _value_text(v) for v in col]
+        index: dict = {}
+        codes = np.array([-1 if t is None else index.setdefault(t, len(index))
+                          for t in texts], dtype=np.int64)
+        codes_f, lv = _level_codes(_Factor(codes, list(index)),
+                                   None if levels is None else levels[j])
+        out[:, j] = codes_f
+        found.append(lv if levels is None else levels[j])
+    return out, (found if any(lv is not None for lv in found) else None)
+
+
+def _value_text(v) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
 
 
 def dataset_hash(ds: Dataset) -> str:
-    """SHA-256 of the data (X, y, names, classes, task): identifies it in run configs."""
+    """SHA-256 of the data (X, y, names, classes, task, levels): identifies it in run
+    configs."""
     if ds._hash is None:
         h = hashlib.sha256()
         h.update(f"{ds.task}|{ds.X.shape}|".encode())
@@ -428,6 +637,8 @@ def dataset_hash(ds: Dataset) -> str:
         h.update(b"\x1e" + "\x1f".join(ds.classes or []).encode() + b"\x1e")
         h.update(ds.X.tobytes())
         h.update(ds.y.tobytes())
+        if ds.levels is not None:        # (numeric data hash as they always have)
+            h.update(repr(ds.levels).encode())
         ds._hash = h.hexdigest()
     return ds._hash
 

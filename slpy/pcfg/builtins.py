@@ -27,7 +27,7 @@ from ..logic.builtins import det, stochastic
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
 from ..data.builtins import row_id, rows_term, _state
-from ..data.splits import threshold_value
+from ..data.splits import FEATURE_MASK, threshold_value, value_term
 
 __all__ = ["phi_table", "parse_spec", "share_table"]
 
@@ -119,6 +119,7 @@ def phi_split(eng, g, rows, depth, s):
         return s, []
     dc = g_.child_depth(d)
     fa = eng.feature_atoms
+    levels = eng.feature_levels
     z = q0[j, d]
     w = g_.log_split[j, d]
     cands = []
@@ -126,7 +127,10 @@ def phi_split(eng, g, rows, depth, s):
         l, r = int(g_.left[k]), int(g_.right[k])
         f, t = int(g_.feat[k]), float(g_.thr[k])
         wt = math.exp(w + q0[l, dc] + q0[r, dc] - z)
-        val = Struct("split", (fa[f], threshold_value(t), rows_term(int(g_.rid[l])),
+        fi = f & FEATURE_MASK
+        v = threshold_value(t) if f == fi and levels[fi] is None else \
+            value_term(levels[fi], f, t)
+        val = Struct("split", (fa[fi], v, rows_term(int(g_.rid[l])),
                                rows_term(int(g_.rid[r]))))
         cands.append((wt, val, (f, t)))
     return s, cands

@@ -46,7 +46,7 @@ def walk(term, x, names):
 def test_parse_reads_the_nodes_in_preorder_and_rejects_what_is_not_a_model():
     names = ["x", "x_2"]
     flat = parse("node(x_2,1.5,leaf,node(x,-3,leaf,leaf))", names)
-    assert flat.nodes() == [("x_2", 1.5), None, ("x", -3.0), None, None]
+    assert flat.nodes() == [("x_2", 1.5, None), None, ("x", -3.0, None), None, None]
     assert flat.left.tolist() == [1, -1, 3, -1, -1]
     assert flat.right.tolist() == [2, -1, 4, -1, -1]
     assert (flat.n_leaves, flat.depth) == (3, 2)
@@ -83,7 +83,7 @@ def test_feature_names_that_are_not_plain_words_are_quoted():
         flat = parse(text, names)
         assert flat.text() == text
         seen.update(n for n in flat.nodes() if n is not None)
-    assert {f for f, _ in seen} >= {"a,b", "my col", "it's"}
+    assert {f for f, _, _ in seen} >= {"a,b", "my col", "it's"}
 
 
 def test_routing_matches_a_recursive_walk_and_the_priors_row_sets():
