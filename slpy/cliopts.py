@@ -86,8 +86,9 @@ def load_data(path, target, missing, what="--data", like=None, categorical=None)
 
 def unseen_note(path, unseen: dict) -> str:
     """One line about the levels of new rows that the training data lack."""
-    parts = [f"{name}: " + ", ".join(f"{lv!r} ({n})" for lv, n in sorted(new.items()))
+    parts = [f"{name} " + ", ".join(f"{lv!r} ({n})" for lv, n in sorted(new.items()))
              for name, new in unseen.items()]
     rows = sum(sum(new.values()) for new in unseen.values())
-    return (f"note: {path}: {rows} values of levels the training data lack ("
-            f"{'; '.join(parts)}) go to the side of each split with more training rows")
+    return (f"note: {path}: {rows} value{'s' if rows != 1 else ''} of a level the "
+            f"training data lack ({'; '.join(parts)}): each goes to the side of each "
+            f"split with more training rows")
