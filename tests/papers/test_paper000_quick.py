@@ -2,7 +2,6 @@
 in its --quick mode (tiny chains on the bundled data, so it runs on a fresh clone
 without ../shared), and the properties its outputs must have."""
 import csv
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,15 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.paper000_data import parse_model, route, true_tree_prob
+from benchmarks.paper000_runs import EXPERIMENTS
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "paper000.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("paper000", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +34,7 @@ def models(rd: Path):
 
 def test_report_and_figures(quick):
     out, stdout, _ = quick
-    P = load_script()
-    assert "experiments in the report: " + ", ".join(P.EXPERIMENTS) in stdout
+    assert "experiments in the report: " + ", ".join(EXPERIMENTS) in stdout
     md = (out / "report" / "paper000.md").read_text()
     assert "Quick mode" in md
     for heading in ("Section 5.1", "Fig 5", "Fig 6", "Fig 7", "Fig 8", "box constraints",
@@ -114,7 +108,6 @@ def test_fig8_starts_from_the_greedy_tree(quick):
 
 def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     out, _, res = quick
-    P = load_script()
     from slpy.data import load_csv
     train = load_csv(out / "data" / "synth_train.csv")
     X, names = train.X, train.feature_names
@@ -123,11 +116,11 @@ def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     assert all(m.sum() >= 20 for m in boxes.values())
     for seed in (1, 2, 3):
         for row in models(out / "runs" / f"synth_box_s{seed}"):
-            leaf = P.route(P.parse_model(row["model"]), X, names)
+            leaf = route(parse_model(row["model"]), X, names)
             for box, m in boxes.items():
                 assert len(set(leaf[m].tolist())) == 1, (box, row["model"])
     # the true tree's leaves: the Fig 1 boxes are two of them
-    p = P.true_tree_prob(X, names)
+    p = true_tree_prob(X, names)
     assert set(np.round(p[boxes["box28"]], 2)) == {0.08}
     assert set(np.round(p[boxes["box26"]], 2)) == {0.32}
     # labels follow the true tree: leaves with P(pos) >= 0.6 hold mostly pos
