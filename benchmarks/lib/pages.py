@@ -27,11 +27,14 @@ def _opens(line: str) -> bool:
     return line.startswith("    ") or line.lstrip().startswith(_OWN_LINE + ("- ",))
 
 
-def _unwrap(lines: list[str]) -> list[str]:
+def _unwrap(lines: list[str], where: str) -> list[str]:
     out: list[str] = []
     fence = False
     for line in lines:
         line = line.rstrip()
+        if not fence and line.startswith("|") and not line.endswith("|"):
+            # a table row ends with "|": this is prose wrapped before a "|"
+            raise ValueError(f"{where}: a line starts with '|' but is not a table row")
         if line.lstrip().startswith("```"):
             fence = not fence
             out.append(line)
@@ -57,7 +60,8 @@ class Prose:
         for line in self.path.read_text().splitlines() + ["%% "]:
             if line.startswith("%% "):
                 if current is not None:
-                    self.blocks[current] = "\n".join(_unwrap(lines)).rstrip("\n")
+                    where = f"{self.path.name}, block {current!r}"
+                    self.blocks[current] = "\n".join(_unwrap(lines, where)).rstrip("\n")
                 current, lines = line[3:].strip(), []
             else:
                 lines.append(line)
