@@ -8,6 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "examples" / "data"          # data shipped with slpy
 SHARED_DATA = ROOT.parent / "shared" / "data"  # data beside the checkout (optional)
+VANROY = ROOT.parent / "shared" / "prolog-suites" / "vanroy_bench_public_domain"
 PRIORS = ROOT / "priors"
 OUT = ROOT / "benchmarks" / "out"             # run directories (git-ignored)
 RESULTS = ROOT / "docs" / "results"           # the experiment pages

@@ -11,8 +11,9 @@ Fields are filled in by `Prose(NAME)(block, **fields)`; literal braces are doubl
 A paragraph may be wrapped over several lines in the file: a line is joined to the line
 before it with one space, unless one of them is blank, the line starts a table row,
 heading, list item, image, comment, fence or an indented (code) line, or the line
-before is a table row, heading, image, comment or code. Lines inside a ``` fence are
-kept as they are, and trailing blank lines of a block are dropped.
+before is a table row, heading, image, comment or code. Lines inside a ``` fence, and
+every line of a block marked `%% block-name keep-lines`, are kept as they are. Trailing
+blank lines of a block are dropped.
 """
 from __future__ import annotations
 
@@ -55,14 +56,17 @@ class Prose:
     def __init__(self, name: str):
         self.path = TEMPLATES / f"{name}.md"
         self.blocks: dict[str, str] = {}
-        current = None
+        current, keep = None, False
         lines: list[str] = []
         for line in self.path.read_text().splitlines() + ["%% "]:
             if line.startswith("%% "):
                 if current is not None:
                     where = f"{self.path.name}, block {current!r}"
-                    self.blocks[current] = "\n".join(_unwrap(lines, where)).rstrip("\n")
-                current, lines = line[3:].strip(), []
+                    if not keep:
+                        lines = _unwrap(lines, where)
+                    self.blocks[current] = "\n".join(lines).rstrip("\n")
+                current, *flags = line[3:].split() or [None]
+                keep, lines = "keep-lines" in flags, []
             else:
                 lines.append(line)
 

@@ -13,6 +13,12 @@ def median_of(fn, repeat: int, *args):
     return statistics.median(values), values
 
 
+def median_over_seeds(fn, repeat: int):
+    """The median of fn(seed) for the seeds 0, 1, ..., repeat - 1, and the values."""
+    values = [fn(seed) for seed in range(repeat)]
+    return statistics.median(values), values
+
+
 def spread(values, unit: str = "s", digits: int = 2) -> str:
     """'median 1.23 s (min 1.10, max 1.50, 5 runs)'."""
     f = f".{digits}f"
