@@ -47,7 +47,8 @@ if __name__ == "__main__" and not __package__:  # python benchmarks/exact_vs_mcm
 from benchmarks.exact_vs_mcmc_report import report  # noqa: E402
 from benchmarks.lib.cli import add_outputs, add_quick, out_dir, parser  # noqa: E402
 from benchmarks.lib.data import write_dataset  # noqa: E402
-from benchmarks.lib.env import BUNDLED, FIGURES, PRIORS, RESULTS, SHARED_DATA, rel  # noqa: E402
+from benchmarks.lib.env import (BUNDLED, FIGURES, PRIORS, RESULTS,  # noqa: E402
+                                SHARED_DATA, rel)
 from benchmarks.lib.runs import chain_models, read_predictions, read_trace, slpy  # noqa: E402
 
 

@@ -72,37 +72,42 @@ def main(argv=None) -> int:
     log = lambda m: print(m, flush=True)
     paths = prepare_data(out)
     runs = plan(paths, QUICK if a.quick else FULL)
-    specs = {}
     if not a.report:
         todo = [(exp, n, c) for exp in EXPERIMENTS if exp in only for n, c in runs[exp]]
         todo = ([t for t in todo if t[1] not in runs["extra"]]
                 + [t for t in todo if t[1] in runs["extra"]])
-        last = None
+        last, ran = None, set()
         for exp, name, cfg in todo:
             tag = exp + (" (extra runs)" if name in runs["extra"] else "")
             if tag != last:
                 log(f"{tag}:")
                 last = tag
-            if name not in specs:
-                specs[name] = ensure_run(out, name, cfg, log, in_process=a.quick)
-    # the report covers every experiment whose main runs are all finished, with the
-    # extra runs that are finished
-    done, fin, fin_specs = finished(out, runs)
-    for name, s in fin_specs.items():
-        specs.setdefault(name, s)
+            if name not in ran:
+                ensure_run(out, name, cfg, log, in_process=a.quick)
+                ran.add(name)
+    done, figures = report(out, paths, runs, doc, fig_dir, a.quick,
+                           None if a.report else t_start)
+    log(f"report: {rel(doc)}; figures: {', '.join(rel(p) for p in figures)}")
+    log(f"experiments in the report: {', '.join(e for e in EXPERIMENTS if e in done)}")
+    log(f"wall time {time.perf_counter() - t_start:.1f} s")
+    return 0
+
+
+def report(out: Path, paths: dict, runs: dict, doc: Path, fig_dir: Path, quick: bool,
+           t_start: float | None = None) -> tuple[set, list]:
+    """Analyse the finished runs (of every experiment whose main runs have all
+    finished, with the extra runs that have), write results.json, the figures and the
+    report; returns the experiments reported and the figures made."""
+    done, fin, specs = finished(out, runs)
     order = [n for exp in EXPERIMENTS for n, _ in runs[exp]]
     specs = {n: specs[n] for n in dict.fromkeys(order) if n in specs}
     runs = dict(fin, extra=runs["extra"])
     res = analyse(out, paths, runs, done)
     (out / "results.json").write_text(json.dumps(res, indent=1, default=float) + "\n")
     figures = make_figures(fig_dir, out, runs, res, done)
-    total = time.perf_counter() - t_start if not a.report else None
-    write_report(doc, fig_dir, out, runs, specs, res, done, a.quick, total)
-    log(f"report: {rel(doc)}; figures: {', '.join(rel(p) for p in figures)}")
-    log(f"experiments in the report: {', '.join(e for e in EXPERIMENTS if e in done)}")
-    log(f"wall time {time.perf_counter() - t_start:.1f} s")
-    return 0
-
+    total = time.perf_counter() - t_start if t_start is not None else None
+    write_report(doc, fig_dir, out, runs, specs, res, done, quick, total)
+    return done, figures
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -135,7 +135,7 @@ def finished(out: Path, runs: dict) -> tuple[set, dict, dict]:
     """The experiments whose main runs have all finished (with the settings of `runs`),
     each experiment's finished runs (extra runs included), and their specs."""
     done, specs = set(), {}
-    fin = {e: [] for e in EXPERIMENTS}
+    fin: dict = {e: [] for e in EXPERIMENTS}
     for exp in EXPERIMENTS:
         ok = True
         for name, cfg in runs[exp]:
@@ -145,7 +145,7 @@ def finished(out: Path, runs: dict) -> tuple[set, dict, dict]:
                 s = read_json(sp)
                 ready = s.get("cfg") == cfg and "wall" in s
             if ready:
-                specs.setdefault(name, s)
+                specs[name] = s
                 fin[exp].append((name, cfg))
             elif name not in runs["extra"]:
                 ok = False

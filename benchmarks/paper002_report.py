@@ -101,9 +101,9 @@ def report(out: Path, plan, quick: bool = False, md_path: Path | None = None,
 def _head(page, out, plan, data, quick):
     done = sum(len(d["runs"]) for d in data.values())
     total = len(grid(plan))
-    page.add("generated", command="python benchmarks/paper002.py" + (" --quick" if quick else ""),
-             now=datetime.now(), done=done, total=total,
-             out=rel(out), m=machine(),
+    page.add("generated",
+             command="python benchmarks/paper002.py" + (" --quick" if quick else ""),
+             now=datetime.now(), done=done, total=total, out=rel(out), m=machine(),
              version=slpy_version())
     tms = [r.timing for d in data.values() for r in d["runs"].values() if r.timing]
     if tms:

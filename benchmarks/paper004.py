@@ -53,7 +53,8 @@ if __name__ == "__main__" and not __package__:  # python benchmarks/paper004.py
 
 from benchmarks.lib.cli import add_outputs, add_quick, out_dir, parser  # noqa: E402
 from benchmarks.lib.data import hidden_xor  # noqa: E402
-from benchmarks.lib.env import BUNDLED, FIGURES, RESULTS, SHARED_DATA, machine, rel  # noqa: E402
+from benchmarks.lib.env import (BUNDLED, FIGURES, RESULTS, SHARED_DATA,  # noqa: E402
+                                machine, rel)
 from benchmarks.lib.pages import Page, Prose, keep_discussion, pyplot  # noqa: E402
 
 DATE = "2026-11-21"
@@ -272,8 +273,9 @@ def markdown(summary, cfg, wall, command, out_rel) -> str:
     page.add("table1")
     for n in names:
         s = summary[n]
-        page.add("table1-row", name=NAMES[n], p=PAPER[n], s=s, cart=_f(s["cart"], "acc", "acc_ci"),
-                 cart_raw=_f(s["cart_raw"], "acc", "acc_ci"), map=_f(s["map"], "acc", "acc_ci"))
+        page.add("table1-row", name=NAMES[n], p=PAPER[n], s=s,
+                 cart=_f(s["cart"], "acc", "acc_ci"), cart_raw=_f(s["cart_raw"], "acc", "acc_ci"),
+                 map=_f(s["map"], "acc", "acc_ci"))
     page.raw("")
     page.add("table2", samples=cfg.samples)
     for n in names:
@@ -292,8 +294,8 @@ def markdown(summary, cfg, wall, command, out_rel) -> str:
                                                               "ens")})
     page.raw("")
     page.para("figure")
-    page.para("exact", each="; ".join(page("exact-each", name=NAMES[n], info=summary[n]["_info"])
-                                      for n in names))
+    page.para("exact", each="; ".join(
+        page("exact-each", name=NAMES[n], info=summary[n]["_info"]) for n in names))
     return page.text()
 
 

@@ -51,10 +51,10 @@ def _unwrap(lines: list[str], where: str) -> list[str]:
 
 
 class Prose:
-    """The blocks of benchmarks/templates/NAME.md."""
+    """The blocks of benchmarks/templates/NAME.md (or of the template file `name`)."""
 
-    def __init__(self, name: str):
-        self.path = TEMPLATES / f"{name}.md"
+    def __init__(self, name: str | Path):
+        self.path = name if isinstance(name, Path) else TEMPLATES / f"{name}.md"
         self.blocks: dict[str, str] = {}
         current, keep = None, False
         lines: list[str] = []

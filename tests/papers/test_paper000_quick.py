@@ -139,3 +139,24 @@ def test_rerun_skips_finished_runs(quick):
                        cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("done (skipped)") == 2 and "running" not in r.stdout
+
+
+def test_full_report_renders_from_the_quick_runs(quick, tmp_path):
+    """The report of a full run, its discussion included, written from the quick runs:
+    every paragraph of the template that a full run writes is rendered."""
+    from benchmarks.paper000 import report
+    from benchmarks.paper000_data import prepare_data
+    from benchmarks.paper000_runs import QUICK, plan
+    out, _, _ = quick
+    paths = prepare_data(out)
+    doc = tmp_path / "paper000.md"
+    done, _ = report(out, paths, plan(paths, QUICK), doc, tmp_path / "figures", quick=False)
+    assert done == set(EXPERIMENTS)
+    md = doc.read_text()
+    assert "Quick mode" not in md and "FIGDIR" not in md
+    assert "](figures/paper000_fig5_seed_differences.png)" in md
+    for start in ("## Discussion", "**Data.**", "**Section 5.1.**", "**The rpart numbers",
+                  " Against slpy's min_leaf-5 greedy tree: on BCW", "**Fig 5.**",
+                  "**Fig 6** reproduces", "**Fig 7.**", "**Fig 8.**", "**Boxes.**",
+                  "**Speed.**"):
+        assert start in md, start

@@ -129,3 +129,21 @@ def test_chain_prefix_property(tmp_path):
     """The 50k/125k figures come from prefixes of the 250k chains: a chain's first n
     iterations do not depend on its length."""
     assert check_prefix(tmp_path, n=150)
+
+
+def test_full_report_renders_from_the_quick_runs(quick, tmp_path):
+    """The report of a full run (the paper's numbers beside ours) from the quick runs,
+    kept between the markers of a page with hand-written text around them."""
+    from benchmarks.paper002_report import report
+    out, _ = quick
+    md = tmp_path / "paper002.md"
+    md.write_text(f"# Paper 002\n\nbefore\n\n{BEGIN}\n\nstale generated text\n\n{END}"
+                  "\n\nafter\n")
+    report(out, D.QUICK, quick=False, md_path=md, fig_dir=tmp_path / "figures")
+    text = md.read_text()
+    assert text.startswith("# Paper 002\n\nbefore\n\n" + BEGIN) and text.endswith(
+        END + "\n\nafter\n")
+    assert "stale generated text" not in text
+    rows = table(text, "Greedy baseline")
+    assert [r[1] for r in rows] == ["75.0", "95.5", "76.4", "74.1"]     # rpart, the paper
+    assert all(r[2] != "—" for r in table(text, "Time per 1,000 iterations"))
