@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.lib.runs import read_models, read_predictions, read_summary, read_trace
-from benchmarks.paper000_data import (RPART_KYPHOSIS, contains, n_leaves, parse_model,
-                                      tree_loglik, true_tree_prob, vote_class0)
+from benchmarks.paper000_data import (RPART_KYPHOSIS, contains, n_leaves, tree_loglik,
+                                      true_tree_prob, vote_class0)
 
 
 def trace(rd: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -25,12 +25,12 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
     for key in ("bcw", "kyph", "pima"):
         ds = load_csv(paths[key])
         for ml in (5, 7):
-            t = parse_model(paths["greedy"][f"{key}_ml{ml}"])
-            g[f"{key}_ml{ml}"] = dict(log_lik=tree_loglik(t, ds), leaves=n_leaves(t),
+            t = paths["greedy"][f"{key}_ml{ml}"]
+            g[f"{key}_ml{ml}"] = dict(log_lik=tree_loglik(t, ds), leaves=n_leaves(t, ds),
                                       model=paths["greedy"][f"{key}_ml{ml}"])
     ky = load_csv(paths["kyph"])
-    t = parse_model(RPART_KYPHOSIS)
-    g["kyph_rpart_doc"] = dict(log_lik=tree_loglik(t, ky), leaves=n_leaves(t),
+    t = RPART_KYPHOSIS
+    g["kyph_rpart_doc"] = dict(log_lik=tree_loglik(t, ky), leaves=n_leaves(t, ky),
                                model=RPART_KYPHOSIS)
     res["greedy"] = g
     if "best" in done:
@@ -79,9 +79,9 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
             acc_pp=[read_summary(rd)["acc_max"] for rd in (a, b)])
     if "fig8" in done:
         pima = load_csv(paths["pima"])
-        init_ll = tree_loglik(parse_model(paths["greedy"]["pima_ml5"]), pima)
-        f8 = {"init_log_lik": init_ll, "init_leaves": n_leaves(parse_model(
-            paths["greedy"]["pima_ml5"]))}
+        init_ll = tree_loglik(paths["greedy"]["pima_ml5"], pima)
+        f8 = {"init_log_lik": init_ll,
+              "init_leaves": n_leaves(paths["greedy"]["pima_ml5"], pima)}
         for name, _ in runs["fig8"]:
             it, ll, lv = trace(R / name)
             n = len(ll)
@@ -93,18 +93,20 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
         res["fig8"] = f8
     if "fig7" in done:
         bcw = load_csv(paths["bcw"])
-        f7 = {"init_log_lik": tree_loglik(parse_model(paths["greedy"]["bcw_ml7"]), bcw),
+        from slpy.trees.term import parse
+        f7 = {"init_log_lik": tree_loglik(paths["greedy"]["bcw_ml7"], bcw),
               "init_model": paths["greedy"]["bcw_ml7"]}
         for name, _ in runs["fig7"]:
             it, ll, lv = trace(R / name)
             models = read_models(R / name)
             share = sum(m["count"] for m in models if m["model"] == f7["init_model"])
-            init = parse_model(f7["init_model"])
+            init = parse(f7["init_model"], bcw.feature_names)
             total = sum(m["count"] for m in models)
             grown = sum(m["count"] for m in models
-                        if contains(parse_model(m["model"]), init)) / total
+                        if contains(parse(m["model"], bcw.feature_names), init)) / total
             root = sum(m["count"] for m in models
-                       if (parse_model(m["model"]) or (None, None))[:2] == init[:2]) / total
+                       if parse(m["model"], bcw.feature_names).nodes()[0] == init.nodes()[0]
+                       ) / total
             n = len(ll)
             f7[name] = dict(mean_last_half=float(ll[n // 2:].mean()), max=float(ll.max()),
                             sd_last_half=float(ll[n // 2:].std()),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.paper000_data import parse_model, route, true_tree_prob
+from benchmarks.paper000_data import true_tree_prob
 from benchmarks.paper000_runs import EXPERIMENTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +109,7 @@ def test_fig8_starts_from_the_greedy_tree(quick):
 def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     out, _, res = quick
     from slpy.data import load_csv
+    from slpy.trees.term import parse
     train = load_csv(out / "data" / "synth_train.csv")
     X, names = train.X, train.feature_names
     g, age, mass = (X[:, names.index(c)] for c in ("glucose", "age", "mass"))
@@ -116,7 +117,7 @@ def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     assert all(m.sum() >= 20 for m in boxes.values())
     for seed in (1, 2, 3):
         for row in models(out / "runs" / f"synth_box_s{seed}"):
-            leaf = route(parse_model(row["model"]), X, names)
+            leaf = parse(row["model"], names).leaf_of(X)
             for box, m in boxes.items():
                 assert len(set(leaf[m].tolist())) == 1, (box, row["model"])
     # the true tree's leaves: the Fig 1 boxes are two of them
