@@ -141,24 +141,18 @@ def _table6(page, plan, data, quick) -> dict:
     acc_table = {}
     sd = (lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else None)
     mn = (lambda v: float(np.mean(v)) if v else None)
-    for name, _, prefixes in plan:
-        if name not in data:
-            continue
-        d = data[name]
-        for n in prefixes:
-            for temp in (False, True):
-                am, ap = [], []
-                for s in SEEDS:
-                    if (temp, s) in d["preds"]:
-                        a = accuracies(d["preds"][(temp, s)][n], d["split"].y_test)
-                        am.append(a["acc_max"])
-                        ap.append(a["acc_prob"])
-                acc_table[(name, n, temp)] = (am, ap)
-                pp = PAPER["table6"].get((name, n, temp)) if not quick else None
-                paper = [str(v) for v in pp] if pp else ["—"] * 4
-                page.raw(_row(name, kfmt(n), tf(temp), paper[0], pct(mn(am)), paper[1],
-                              pct(sd(am)), paper[2], pct(mn(ap)), paper[3], pct(sd(ap)),
-                              len(am)))
+    for name, d, n, temp in _cases(plan, data):
+        am, ap = [], []
+        for s in SEEDS:
+            if (temp, s) in d["preds"]:
+                a = accuracies(d["preds"][(temp, s)][n], d["split"].y_test)
+                am.append(a["acc_max"])
+                ap.append(a["acc_prob"])
+        acc_table[(name, n, temp)] = (am, ap)
+        pp = PAPER["table6"].get((name, n, temp)) if not quick else None
+        paper = [str(v) for v in pp] if pp else ["—"] * 4
+        page.raw(_row(name, kfmt(n), tf(temp), paper[0], pct(mn(am)), paper[1], pct(sd(am)),
+                      paper[2], pct(mn(ap)), paper[3], pct(sd(ap)), len(am)))
     page.raw("")
     page.para("per-seed")
     page.raw(_row("data", "iter", "t", *(f"seed {s}" for s in SEEDS)))
@@ -176,6 +170,15 @@ def _table6(page, plan, data, quick) -> dict:
         page.raw(_row(name, kfmt(n), tf(temp), *cells))
     page.raw("")
     return acc_table
+
+
+def _cases(plan, data):
+    """(data set, its runs, iterations, tempered) of every row of the seed tables."""
+    for name, _, prefixes in plan:
+        if name in data:
+            for n in prefixes:
+                for temp in (False, True):
+                    yield name, data[name], n, temp
 
 
 def _row(*cells) -> str:
@@ -229,39 +232,34 @@ def _agreement(page, plan, data) -> dict:
     rhat, rhat_name = rhat_fn()
     page.add("agreement", rhat=rhat_name)
     agree = {}
-    for name, _, prefixes in plan:
-        if name not in data:
+    for name, d, n, temp in _cases(plan, data):
+        ss = [s for s in SEEDS if (temp, s) in d["runs"]]
+        if len(ss) < 2:
+            page.add("agreement-none", name=name, n=kfmt(n), t=tf(temp))
             continue
-        d = data[name]
-        for n in prefixes:
-            for temp in (False, True):
-                ss = [s for s in SEEDS if (temp, s) in d["runs"]]
-                if len(ss) < 2:
-                    page.add("agreement-none", name=name, n=kfmt(n), t=tf(temp))
-                    continue
-                pos = d["split"].pos
-                pp = {s: d["preds"][(temp, s)][n][:, pos] for s in ss}
-                tp = {s: d["runs"][(temp, s)].tree_probs(n) for s in ss}
-                diffs, tvs = [], []
-                for a_ in range(len(ss)):
-                    for b_ in range(a_ + 1, len(ss)):
-                        i, j = ss[a_], ss[b_]
-                        diffs.append(np.abs(pp[i] - pp[j]))
-                        ks = set(tp[i]) | set(tp[j])
-                        tvs.append(0.5 * sum(abs(tp[i].get(k, 0) - tp[j].get(k, 0)) for k in ks))
-                diffs = np.concatenate(diffs)
-                lls = np.stack([d["runs"][(temp, s)].log_lik[:n] for s in ss])
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    r = rhat(lls)
-                means = lls.mean(axis=1)
-                best = max(float(d["runs"][(temp, s)].log_lik[:n].max()) for s in ss)
-                agree[(name, n, temp)] = dict(mean=float(diffs.mean()), max=float(diffs.max()),
-                                              tv=float(np.mean(tvs)), rhat=float(r))
-                page.add("agreement-row", name=name, n=kfmt(n), t=tf(temp),
-                         mean=diffs.mean(), max=diffs.max(), tv=np.mean(tvs),
-                         distinct=np.mean([len(tp[s]) for s in ss]), ll_mean=means.mean(),
-                         ll_sd=means.std(ddof=1), best=best, rhat=r)
+        pos = d["split"].pos
+        pp = {s: d["preds"][(temp, s)][n][:, pos] for s in ss}
+        tp = {s: d["runs"][(temp, s)].tree_probs(n) for s in ss}
+        diffs, tvs = [], []
+        for a_ in range(len(ss)):
+            for b_ in range(a_ + 1, len(ss)):
+                i, j = ss[a_], ss[b_]
+                diffs.append(np.abs(pp[i] - pp[j]))
+                ks = set(tp[i]) | set(tp[j])
+                tvs.append(0.5 * sum(abs(tp[i].get(k, 0) - tp[j].get(k, 0)) for k in ks))
+        diffs = np.concatenate(diffs)
+        lls = np.stack([d["runs"][(temp, s)].log_lik[:n] for s in ss])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = rhat(lls)
+        means = lls.mean(axis=1)
+        best = max(float(d["runs"][(temp, s)].log_lik[:n].max()) for s in ss)
+        agree[(name, n, temp)] = dict(mean=float(diffs.mean()), max=float(diffs.max()),
+                                      tv=float(np.mean(tvs)), rhat=float(r))
+        page.add("agreement-row", name=name, n=kfmt(n), t=tf(temp),
+                 mean=diffs.mean(), max=diffs.max(), tv=np.mean(tvs),
+                 distinct=np.mean([len(tp[s]) for s in ss]), ll_mean=means.mean(),
+                 ll_sd=means.std(ddof=1), best=best, rhat=r)
     page.raw("")
     return agree
 
