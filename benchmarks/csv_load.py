@@ -13,7 +13,6 @@ slpy/data/dataset.py at commit OLD (needs the repository's git history).
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -24,12 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-LETTER = ROOT.parent / "shared" / "data" / "letter.csv"
-OLD = "63e2e8f"      # the last commit whose load_csv read with the csv module
+if __name__ == "__main__" and not __package__:  # python benchmarks/csv_load.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import ROOT, SHARED_DATA  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
+
+LETTER = SHARED_DATA / "letter.csv"
+OLD = "63e2e8f"      # the last commit whose load_csv read with the csv module
 
 
 def old_reader():
@@ -60,9 +62,9 @@ def main() -> None:
         import pyarrow.csv as pa_csv
     except ImportError:
         pa_csv = None
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--rows", type=int, default=200_000)
+    ap = parser(__doc__)
+    add_repeat(ap, 5)
+    ap.add_argument("--rows", type=int, default=200_000, help="rows of the generated CSV")
     args = ap.parse_args()
     old = old_reader()
     with tempfile.TemporaryDirectory(prefix="slpy-csv-") as tmp:
