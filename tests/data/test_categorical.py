@@ -13,16 +13,10 @@ from slpy.data.dataset import dataset_hash, read_rows
 from slpy.data.splits import (MAX_LISTED, MAX_SUBSET_LEVELS, feature_of, pack_levels,
                               side_of, unpack_levels)
 
+from .test_dataset import _one_line_error as _one_line
+
 ROOT = Path(__file__).resolve().parents[2]
 BCW_FULL = ROOT / "examples" / "data" / "bcw_full.csv"
-
-
-def _one_line(path, **kw) -> str:
-    with pytest.raises(DataError) as e:
-        load_csv(path, **kw)
-    msg = str(e.value)
-    assert "\n" not in msg and str(path) in msg
-    return msg
 
 
 # -- reading ---------------------------------------------------------------------------------
