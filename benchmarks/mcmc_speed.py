@@ -14,8 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -24,7 +22,9 @@ from slpy.data import load_csv  # noqa: E402
 from slpy.trees import make_likelihood  # noqa: E402
 from slpy.mcmc.model import PosteriorModel  # noqa: E402
 from slpy.trees.family import TreeScorer  # noqa: E402
-from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step  # noqa: E402
+from slpy.mcmc.chain import sample_chain  # noqa: E402
+from slpy.mcmc.config import RunConfig  # noqa: E402
+from slpy.mcmc.sampler import chain_kernel  # noqa: E402
 
 TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
 
@@ -37,18 +37,14 @@ def rate(name: str, iterations: int, temper: int, seed: int) -> float:
     p.consult(ROOT / "priors" / "growtree.slp")
     p.attach_data(ds)
     m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
-    rng = np.random.default_rng(seed)
-    hs = heats(temper, 0.2) if temper > 1 else [1.0]
-    ks = [build_kernel(m, make_proposal("uc"), h) for h in hs]
-    states = [m.sample_prior(rng) for _ in hs]
+    # the kernel and loop of slpy run (the paper's ladder, random swaps when tempered)
+    cfg = RunConfig(proposal="uc", temper=temper, ladder="paper", delta_t=0.2,
+                    swap="random", seed=seed, burn_in=0)
+    rng, kernel, state = chain_kernel(m, cfg, 0)
     warm = iterations // 5
-    t0 = c0 = 0.0
-    for it in range(warm + iterations):
-        if it == warm:
-            t0, c0 = time.perf_counter(), time.process_time()
-        for j, k in enumerate(ks):
-            states[j], _ = k(rng, states[j], it)
-        states, _ = swap_step(rng, states, hs)
+    state = sample_chain(rng, kernel, state, warm).state
+    t0, c0 = time.perf_counter(), time.process_time()
+    sample_chain(rng, kernel, state, warm + iterations, start=warm)
     spent = time.process_time() - c0 if CPU_TIME else time.perf_counter() - t0
     return iterations / spent
 

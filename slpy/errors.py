@@ -8,7 +8,7 @@ This module imports nothing, so every layer can use it.
 """
 from __future__ import annotations
 
-__all__ = ["PicklableError"]
+__all__ = ["PicklableError", "RunError"]
 
 
 class PicklableError(Exception):
@@ -23,3 +23,8 @@ def _restore(cls, args, state):
     e.args = args
     e.__dict__.update(state)
     return e
+
+
+class RunError(PicklableError):
+    """A bad setting or input of a run (``slpy run``, the estimators, a model family
+    reading a run's data): the message is one line for the user."""

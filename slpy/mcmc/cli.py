@@ -14,7 +14,7 @@ import click
 from .. import limits as _limits
 from ..cliopts import FiniteFloat, force_option, missing_option, target_option
 from .moves import DEFAULT_PROPOSAL
-from .run import RECOMMENDED_TEMPERING
+from .config import RECOMMENDED_TEMPERING
 
 # what --resume may change: nothing the chains depend on
 RESUME_OPTIONS = {"resume", "quiet", "jobs", "timeout", "max_steps", "max_memory"}
@@ -171,7 +171,7 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
     summary = _run(cfg, out, resume, quiet, force,
                    _limits.program_limits(timeout, max_steps, max_memory))
     if not quiet:
-        from .run import timing_line
+        from .summary import timing_line
         click.echo(Path(out, "summary.txt").read_text().rstrip())
         click.echo(timing_line(summary))
         click.echo(f"\nrun directory: {out}")
