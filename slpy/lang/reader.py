@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
+from ..errors import PicklableError
 from ..logic.terms import Atom, PrologError, Struct, Var, atom, mklist
 from .ops import OpTable
 from .tokens import (LEXICAL_ERRORS, NAME_TYPES, NUMBER_TYPES, LexicalError,
@@ -99,7 +100,7 @@ class SlpSyntaxErrors(PrologError):
         return "\n".join(e.pretty() for e in self.errors)
 
 
-class _Fail(Exception):
+class _Fail(PicklableError):
     """Internal: a syntax error at token index ``index`` (turned into SlpSyntaxError)."""
 
     def __init__(self, index: int, kind: str, message: str, offset: int = 0):

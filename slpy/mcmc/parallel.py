@@ -17,17 +17,12 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from ..errors import PicklableError
+from ..errors import portable
 from .kernel import build_kernel
 from .model import build_model, initial_state, initial_term
 from .seeds import replica_rngs
 
-__all__ = ["ProcessReplicas", "StateRecord", "WorkerError"]
-
-
-class WorkerError(PicklableError, RuntimeError):
-    """A worker process failed with an error that could not be sent as it was; the
-    message is the worker's one-line error."""
+__all__ = ["ProcessReplicas", "StateRecord"]
 
 
 @dataclass(frozen=True)
@@ -42,13 +37,6 @@ class StateRecord:
 
 def _record(model, state) -> StateRecord:
     return StateRecord(model.scorer.key(state.term), state.log_lik, state.stats, state.d)
-
-
-def _send_error(conn, e: Exception) -> None:
-    try:
-        conn.send(("error", e))
-    except Exception:       # noqa: BLE001 - an error that does not pickle goes as text
-        conn.send(("error", WorkerError(f"{type(e).__name__}: {e}".splitlines()[0])))
 
 
 def _worker(conn, task, k: int, mine: list) -> None:
@@ -75,7 +63,7 @@ def _worker(conn, task, k: int, mine: list) -> None:
                 out[r] = (info, None if new is old else _record(model, new))
             conn.send(("ok", out))
     except Exception as e:      # noqa: BLE001 - every error must reach the coordinator
-        _send_error(conn, e)
+        conn.send(("error", portable(e)))
     finally:
         conn.close()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from ..errors import portable
 from ..runs import RunDir
 from .config import RunConfig, family_of
 from .model import build_model, initial_term
@@ -22,7 +23,7 @@ from .output import ChainOutput
 from .progress import Progress
 from .sampler import run_chain
 
-__all__ = ["ChainTask", "run_task"]
+__all__ = ["ChainTask", "run_task", "run_task_safely"]
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,16 @@ def run_task(task: ChainTask, model=None) -> ChainOutput:
     out.predictions = family.predict(model.scorer, task.train, task.test, out.visits,
                                      out.kept, drawn)
     return out.forget_terms()
+
+
+
+def run_task_safely(task: ChainTask) -> ChainOutput:
+    """run_task for a worker process or machine: an error that would not survive the
+    trip back becomes a WorkerError with its message (slpy.errors.portable)."""
+    try:
+        return run_task(task)
+    except Exception as e:      # noqa: BLE001 - re-raised as it is when it can be
+        sent = portable(e)
+        if sent is e:
+            raise
+        raise sent from None
