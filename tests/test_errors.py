@@ -12,12 +12,13 @@ from slpy.lang.reader import SlpSyntaxError, SlpSyntaxErrors, _Fail
 from slpy.lang.tokens import LexicalError
 from slpy.logic.kinds import Halt, LimitExceeded
 from slpy.logic.program import LoadError, LoadErrors
-from slpy.logic.terms import type_error, atom, Struct, Var
+from slpy.terms.errors import type_error
+from slpy.terms.term import atom, Struct, Var
 from slpy.errors import RunError, WorkerError, portable
 from slpy.pcfg.grammar import GrammarTooLarge
 from slpy.pcfg.tabled import CompileError, NotInFragment
 from slpy.report import ReportError
-from slpy.trees.model import ModelTermError
+from slpy.trees.term import ModelTermError
 
 
 def _syntax(line):

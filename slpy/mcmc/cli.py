@@ -197,7 +197,7 @@ def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
     from .run import run, RunError
     from ..errors import WorkerError
     from ..data import DataError, MissingValueError
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..logic.program import LoadErrors
     from ..logic.kinds import Halt
     from ..runs import RunDirError

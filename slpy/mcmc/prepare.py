@@ -104,7 +104,7 @@ def init_term(cfg, model, train, text: str | None = None):
     init = cfg.get("init") or "prior"
     if init == "prior":
         return None
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     try:
         term = initial_term(cfg, model, train, text)
     except PrologError as e:     # a syntax error
@@ -121,7 +121,7 @@ def _reachable(model, term, init):
     redoes it with their generators): backtrackable sampling explores every choice,
     so a failure means the prior gives the tree probability 0."""
     import numpy as np
-    from ..logic.terms import unify, undo_to
+    from ..terms.unify import unify, undo_to
     what = "slpy's greedy tree" if init == "greedy" else f"the model in {init}"
     goal, ans = model._fresh_goal()
     eng = model.engine

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..logic.terms import Atom, deref
+from ..terms.term import Atom, deref
 from .grammar import TreeGrammar, growtree_grammar, phi_grammar
 from .hypergraph import TabledPosterior
 from .inside import TreePosterior
@@ -51,7 +51,7 @@ class ExactModel:
         return self.post.answer(deriv)[self.answer_var]
 
     def shape(self, deriv) -> tuple[int, int]:
-        from ..trees.model import shape
+        from ..trees.term import shape
         return shape(self.term(deriv))
 
     def log_lik(self, deriv) -> float:
@@ -72,7 +72,7 @@ class ExactModel:
 
 
 def _param(program, name):
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     try:
         b = program.once(f"param({name}, X)")
     except PrologError:          # not declared
@@ -145,7 +145,7 @@ def check_recognition(program, query, post: TreePosterior, rng, n_samples=4) -> 
         a = comp.lazy_log_prob([term])
         b = post.log_prior(d)
         if not (abs(a - b) <= CHECK_TOL * max(1.0, abs(b))):
-            from ..trees.model import canonical
+            from ..trees.term import canonical
             raise CompileError(f"the tree grammar does not match the program on "
                                f"{canonical(term)} (log prior {b:.12g} vs {a:.12g})")
     return len(derivs)

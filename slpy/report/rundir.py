@@ -100,7 +100,8 @@ def load_run(path) -> Run:
 
 
 def _load(rd) -> Run:
-    from ..trees.model import Tree, ModelTermError
+    from ..trees.model import Tree
+    from ..trees.term import ModelTermError
     path = rd.path
     if not path.is_dir():
         raise ReportError(f"{path}: no such run directory")

@@ -2,7 +2,7 @@
 
 A model term is a tree of ``node(Feature, Threshold, Left, Right)`` and
 ``leaf(Rows)``; its score is the likelihood plugin's (slpy.trees.likelihood) product
-over the leaves, its key the structure (slpy.trees.model.canonical), and it is traced
+over the leaves, its key the structure (slpy.trees.term.canonical), and it is traced
 by its number of leaves and its depth. The exact block move of GROWTREE priors
 (slpy.trees.exact_move) is this family's contribution to the moves.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
-from ..logic.terms import Struct, Var, deref
-from .model import Tree, canonical, leaves_and_depth, shape
+from ..terms.term import Struct, Var, deref
+from .model import Tree
+from .term import canonical, leaves_and_depth, shape
 
 __all__ = ["TreeFamily", "TreeScorer", "load_data", "TREES"]
 
@@ -61,8 +62,8 @@ def _open_leaves(term):
 def _not_a_tree(term):
     """The first part of term that is not a node/4 with an atom and a number or a
     leaf (leaf or leaf(Rows)), or None."""
-    from ..logic.terms import Atom, Struct, deref
-    from ..lang.writer import term_to_text
+    from ..terms.term import Atom, Struct, deref
+    from ..terms.writer import term_to_text
     stack = [term]
     while stack:
         t = deref(stack.pop())
@@ -149,8 +150,7 @@ class TreeFamily(ModelFamily):
 
     def describe(self, scorer, train, key, term=None):
         if term is None:      # a model sampled in another process: its key only
-            from .canonical import tree_from_canonical
-            return tree_from_canonical(key, scorer.rowsets, train, scorer.alpha)
+            return Tree.from_canonical(key, scorer.rowsets, train, scorer.alpha)
         return Tree.from_term(term, scorer.rowsets, train, scorer.alpha)
 
     def predict(self, scorer, train, test, visits, kept, models):

@@ -92,7 +92,7 @@ def test_a_chain_s_error_on_a_dask_worker_reaches_the_client(inputs, scheduler):
     assert r.stderr.strip().splitlines() == [
         "Error: the prior raised an error: Arithmetic: evaluable `foo/0' does not exist"]
     # the Python API: the error itself, with its type and message
-    from slpy.logic.terms import PrologError
+    from slpy.terms.term import PrologError
     from slpy.mcmc.run import run
     cfg = dict(prior="raises.slp", data="data.csv", iterations=20, chains=2, temper=1,
                proposal="uc")

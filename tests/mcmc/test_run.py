@@ -101,7 +101,7 @@ def test_init_greedy_and_from_file(tmp_path):
     from slpy.mcmc.model import build_model, initial_state, initial_term
     from slpy.data import load_csv
     from slpy.trees.greedy import greedy_tree
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     ds = load_csv(DATA)
     cfg = RunConfig(prior=PRIOR, data=DATA, init="greedy")
     model = build_model(cfg, ds)
