@@ -143,6 +143,10 @@ class RunDir:
         """config.json (a RunDirError when it is missing or does not read)."""
         return self._read_json_file("config.json", "not a run directory (no config.json)")
 
+    def read_summary_text(self) -> str:
+        """summary.txt (what the run printed)."""
+        return self.file("summary.txt").read_text()
+
     def read_summary(self) -> dict:
         """summary.json, or {} for a run that has none (yet)."""
         if not self.file("summary.json").is_file():

@@ -183,7 +183,8 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
                    _limits.program_limits(timeout, max_steps, max_memory), backend, scheduler)
     if not quiet:
         from .summary import timing_line
-        click.echo(Path(out, "summary.txt").read_text().rstrip())
+        from ..runs import RunDir
+        click.echo(RunDir(out, create=False).read_summary_text().rstrip())
         click.echo(timing_line(summary))
         click.echo(f"\nrun directory: {out}")
     if summary.get("interrupted"):

@@ -4,8 +4,8 @@
 dask.distributed cluster (``slpy run --scheduler ADDRESS``, else a local one with
 ``--jobs`` worker processes); ``ray`` on a Ray cluster (its address, else a local
 one). Each chain is a slpy.mcmc.worker.ChainTask, which carries its data and the
-prior's text, and comes back a ChainOutput: nothing is read from or written to a
-shared disk, and the results do not depend on the backend or the number of jobs.
+prior's text, and comes back a ChainOutput: a chain on a cluster reads and writes no
+file, and the results do not depend on the backend or the number of jobs.
 The estimators call :func:`map_tasks` under the caller's ``joblib.parallel_config``.
 """
 from __future__ import annotations
@@ -96,12 +96,11 @@ def _ray(address):
             ray.shutdown()
 
 
-def run_tasks(tasks, jobs: int, name: str = "loky", scheduler: str | None = None,
-              model=None) -> list:
-    """The chains' outputs, in task order. With the loky backend and one job or one
-    chain they run here, one after the other (the first on `model`, built by the
-    caller, when given); else on the backend, at most `jobs` at once."""
-    if name == "loky" and scheduler is None and (jobs == 1 or len(tasks) == 1):
+def run_tasks(tasks, jobs: int, local: bool = True, model=None) -> list:
+    """The chains' outputs, in task order, inside a :func:`backend`. On this machine
+    (`local`) with one job or one chain they run here, one after the other (the first
+    on `model`, built by the caller, when given), else in at most `jobs` processes;
+    on a cluster, on every worker it has."""
+    if local and (jobs == 1 or len(tasks) == 1):
         return [run_task(t, model if i == 0 else None) for i, t in enumerate(tasks)]
-    with backend(name, scheduler, jobs):
-        return map_tasks(tasks, min(jobs, len(tasks)) if name == "loky" else -1)
+    return map_tasks(tasks, min(jobs, len(tasks)) if local else -1)

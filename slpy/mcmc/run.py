@@ -13,13 +13,12 @@ from ..errors import RunError
 from ..family import declared_family
 from ..runs import FORMAT, RunDir
 from .config import RunConfig, family_of
-from .dispatch import run_tasks
 from .model import build_model, read_prior
 from .moves import resolve_proposal, warm_up
 from .output import merge_visits
 from .summary import TIMING, summarise
 from .worker import ChainTask
-from . import prepare
+from . import dispatch, prepare
 
 __all__ = ["run", "RunError"]
 
@@ -60,24 +59,26 @@ def run(cfg, out, resume: bool = False, quiet: bool = False, force: bool = False
     init_text = prepare.init_text(cfg)
     if prepare.init_term(cfg, model, train, init_text) is not None:
         model = None                          # it has run: the chains build their own
-    if not resume:
-        prepare.start(rd, cfg, force)
-        resume_rows = [0] * cfg.chains
-    elif rd.read_manifest() is None:          # a run from before the manifest has one now
-        rd.write_manifest("run", prepare.inputs(cfg))
-    rd.write_config(dict(cfg.to_dict(), format=FORMAT, slpy_version=__version__,
-                         data_hash=family.data_hash(train),
-                         python=platform.python_version()))
     local = backend == "loky" and scheduler is None
     # processes beyond one a chain go to the tempered replicas of each chain
     workers = max(1, cfg.jobs // cfg.chains) if local and cfg.tempering().k > 1 else 1
-    tasks = [ChainTask(cfg, i, prior_text, train, test, init_text, limits,
-                       trace_dir=str(rd.path) if local else None, keep_rows=resume_rows[i],
-                       workers=workers, quiet=quiet or cfg.chains > 1)
-             for i in range(cfg.chains)]
-    t0 = time.perf_counter()
-    outs = run_tasks(tasks, cfg.jobs, backend, scheduler, model)
-    seconds = time.perf_counter() - t0
+    with dispatch.backend(backend, scheduler, cfg.jobs):   # a cluster that does not
+        if not resume:                                     # answer leaves no run behind
+            prepare.start(rd, cfg, force)
+            resume_rows = [0] * cfg.chains
+        elif rd.read_manifest() is None:      # a run from before the manifest has one now
+            rd.write_manifest("run", prepare.inputs(cfg))
+        rd.write_config(dict(cfg.to_dict(), format=FORMAT, slpy_version=__version__,
+                             data_hash=family.data_hash(train),
+                             python=platform.python_version()))
+        tasks = [ChainTask(cfg, i, prior_text, train, test, init_text, limits,
+                           trace_dir=str(rd.path) if local else None,
+                           keep_rows=resume_rows[i], workers=workers,
+                           quiet=quiet or cfg.chains > 1)
+                 for i in range(cfg.chains)]
+        t0 = time.perf_counter()
+        outs = dispatch.run_tasks(tasks, cfg.jobs, local, model)
+        seconds = time.perf_counter() - t0
     tempered = cfg.tempering().k > 1
     for task, o in zip(tasks, outs):
         if task.trace_dir is None:            # run elsewhere: its trace came back

@@ -137,3 +137,19 @@ def test_ray_chains_are_the_chains_of_one_process(inputs):
     finally:
         ray.shutdown()
     assert run_dir_bytes(inputs / "one") == run_dir_bytes(inputs / "ray")
+
+
+def test_a_backend_that_is_not_installed_or_a_scheduler_that_does_not_answer(inputs,
+                                                                              monkeypatch):
+    args = ["run", "prior.slp", "--data", "data.csv", "-n", "20", "-q"]
+    monkeypatch.setitem(sys.modules, "ray", None)          # as if not installed
+    r = CliRunner().invoke(main, [*args, "--backend", "ray", "--out", "r"])
+    assert r.exit_code == 2 and "pip install 'slpy[ray]'" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    r = CliRunner().invoke(main, [*args, "--scheduler", "tcp://127.0.0.1:1", "--out", "s"])
+    assert r.exit_code == 2 and "give --backend dask or ray" in r.output
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    r = CliRunner().invoke(main, [*args, "--backend", "dask", "--scheduler",
+                                  "tcp://127.0.0.1:1", "--out", "d"])
+    assert r.exit_code == 2 and "cannot reach the dask scheduler" in r.output, r.output
+    assert not (inputs / "d").exists()     # refused before anything was written
