@@ -109,7 +109,7 @@ def _param_pairs(specs):
 
 def _param_terms(program, pairs):
     """(name, value text) -> (name, value term), the value read as a Prolog term."""
-    from .lang.reader import SlpSyntaxError
+    from .lang.syntax_errors import SlpSyntaxError
     out = []
     for name, text in pairs:
         try:
@@ -275,7 +275,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .logic.program import Program
     from .terms.term import PrologError
     from .logic.kinds import Halt
-    from .lang.reader import SlpSyntaxError
+    from .lang.syntax_errors import SlpSyntaxError
     from .terms.writer import term_to_text
     from .repl import format_error
     from .repl_commands import sample_once, proof_json
@@ -447,7 +447,8 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Prob
     from .terms.term import PrologError
     from .logic.kinds import Halt
     from .logic.db import STOCH
-    from .lang.reader import Reader, SlpSyntaxError
+    from .lang.reader import Reader
+    from .lang.syntax_errors import SlpSyntaxError
     from .repl import format_load_error, format_error
     probs = _Problems()
     p = Program(timeout=timeout, max_steps=max_steps, max_memory=max_memory,

@@ -31,7 +31,7 @@ from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP
                           CP_DISABLED, CP_PURE, CP_FENCE)
 from .logic.proof import build_tree
 from .terms.term import Var, Struct, PrologError, deref, compare
-from .lang.reader import SlpSyntaxError
+from .lang.syntax_errors import SlpSyntaxError
 from .lang.tokens import tokenize
 from .terms.writer import term_to_text
 from .terms.text import var_letter_name

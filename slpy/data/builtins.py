@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..logic.builtins import det, stochastic, UniformChoice
+from ..logic.builtins import det, stochastic
+from ..logic.plugins import UniformChoice
 from ..terms.term import Var, Atom, Struct, deref, atom, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 

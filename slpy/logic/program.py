@@ -6,17 +6,21 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import PicklableError
+from ..lang.clauses import split_clause
+from ..lang.dcg import dcg_transform
+from ..lang.syntax_errors import SlpSyntaxError
+from ..terms.errors import _err, domain_error, permission_error
+from ..terms.ops import OpTable
 from ..terms.term import Atom, Struct, deref, atom, PrologError, indicator
-from ..terms.walk import resolve
-from ..terms.errors import permission_error, domain_error
-from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
+from ..terms.walk import is_ground, resolve
+from . import builtins as _builtins
+from .arith import eval_arith
 from .compile import CompileContext, compile_clause, check_body
+from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .engine import Engine
 from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
-from . import builtins as _builtins
-from ..terms.ops import OpTable
-from ..lang.clauses import split_clause
-from ..errors import PicklableError
+from .proof import build_tree
 
 LIBRARY = Path(__file__).with_name("library.pl")
 CONSULT_EXTS = (".slp", ".pl")
@@ -26,9 +30,7 @@ class LoadError(PrologError):
     """One problem found while loading a file (file:line: message)."""
 
     def __init__(self, message, term=None):
-        from ..terms.errors import _err
-        from ..terms.term import atom as _a
-        super().__init__(term if term is not None else _err(_a("load_error")), message)
+        super().__init__(term if term is not None else _err(atom("load_error")), message)
         self.message = message
 
 
@@ -57,11 +59,12 @@ class Proof:
 
 
 def _load_builtin_modules():
-    # importing registers the builtins; each module is optional while it is written
+    # importing registers the core builtins; here, not at the top, because the reader
+    # they use loads lark, which a plain `import slpy` does without
+    from .builtins import (arith_bi, atoms, chartype, dbbi, listbi,  # noqa: F401
+                           output, reading, sorting, strings, system, termbi,
+                           typecheck, uniform)
     import importlib
-    for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
-                "reading", "dbbi", "uniform"):
-        importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
     importlib.import_module("slpy.bn.builtins")
@@ -131,7 +134,7 @@ class Program:
         self._consult_text(text, filename)
 
     def _consult_text(self, text, filename, library=False):
-        from ..lang.reader import Reader, SlpSyntaxError
+        from ..lang.reader import Reader  # lark: not on `import slpy`
         errors = []
         prev = self._loading_file
         self._loading_file = filename
@@ -189,7 +192,6 @@ class Program:
                 raise errs[0]
             return
         if type(term) is Struct and term.name == "-->" and len(term.args) == 2:
-            from ..lang.dcg import dcg_transform
             term = dcg_transform(term)
         self.add_clause(term, filename=filename, line=line, wiped=wiped, library=library)
 
@@ -246,9 +248,7 @@ class Program:
         if labelled:
             pred.kind = STOCH
             lab = deref(parts.label)
-            from ..terms.walk import is_ground
             if is_ground(lab):
-                from .arith import eval_arith
                 try:
                     value = eval_arith(lab)
                 except PrologError as e:
@@ -282,7 +282,7 @@ class Program:
 
     # -- querying -------------------------------------------------------------------------
     def parse_query(self, text: str):
-        from ..lang.reader import read_term_from_text
+        from ..lang.reader import read_term_from_text  # lark: not on `import slpy`
         term, varnames = read_term_from_text(text, self.ops, self.flags)
         return term, varnames
 
@@ -300,7 +300,7 @@ class Program:
 
     def sample(self, text: str, rng=None, pure: bool = False, record: bool = False):
         """One sampled answer (Sample) or None when the sample fails."""
-        import numpy as np
+        import numpy as np  # not on `import slpy`
         if rng is None:
             rng = np.random.default_rng()
         goal, varnames = self.parse_query(text)
@@ -318,7 +318,6 @@ class Program:
         eng = self.engine
         saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
         eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
-        from .proof import build_tree
         out = []
         try:
             for _ in eng.solve(goal):
@@ -348,5 +347,4 @@ def _source_text(path: Path) -> str:
 
 
 def _existence_file(path):
-    from ..terms.errors import _err
     return _err(Struct("existence_error", (atom("source_sink"), atom(str(path)))))

@@ -24,7 +24,7 @@ __all__ = ["exact"]
 
 
 def _set_params(program, specs):
-    from ..lang.reader import SlpSyntaxError
+    from ..lang.syntax_errors import SlpSyntaxError
     pairs = []
     for s in specs:
         name, eq, value = s.partition("=")
