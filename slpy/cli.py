@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from ._version import __version__
 from . import limits as _limits
 from .cliopts import load_data, missing_option, target_option
 
@@ -150,11 +150,10 @@ def _attach_data(program, data, target, missing="drop", priors=()):
         return
     from .family import declared_family
     if next((f for f in map(declared_family, priors) if f), None) == "bn":
-        from .bn.builtins import attach
         from .bn.data import load_discrete_csv
         from .data import DataError
         try:
-            attach(program.engine, load_discrete_csv(data))
+            program.attach("bn", load_discrete_csv(data))
         except DataError as e:
             raise click.BadParameter(str(e), param_hint="'--data'") from None
         return

@@ -25,7 +25,7 @@ import traceback
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .logic.program import Program, LoadErrors
 from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
                           CP_DISABLED, CP_PURE, CP_FENCE)

@@ -92,7 +92,10 @@ class Engine(Sampling, Replay):
         self.rp_forced_logp = 0.0
         self.rp_nforced = 0
         self.min_prob = 0.0
-        self.rowsets = None  # data-aware builtins attach their state here
+        self.program = None       # the Program this engine runs (set by the Program)
+        # The one place plugins keep state for this program: plugin name -> the
+        # plugin's own object (slpy.logic.plugins; e.g. "data": the row sets)
+        self.plugin_state: dict[str, object] = {}
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:

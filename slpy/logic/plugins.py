@@ -40,7 +40,7 @@ slpy/logic never imports a plugin. slpy's own are imported by the function that
 """
 from __future__ import annotations
 
-__all__ = ["Plugin", "UniformChoice", "register", "registered", "get", "add_loader"]
+__all__ = ["Plugin", "UniformChoice", "register", "registered", "get", "add_loader", "load"]
 
 
 class Plugin:
@@ -113,19 +113,21 @@ def add_loader(load) -> None:
     _LOADERS.append(load)
 
 
-def _run_loaders() -> None:
+def load() -> None:
+    """Run the loaders not run yet (slpy.family uses it too: slpy's model families
+    load with its plugins)."""
     while _LOADERS:
         _LOADERS.pop(0)()
 
 
 def registered() -> list:
     """The registered plugins, in the order they registered."""
-    _run_loaders()
+    load()
     return list(_PLUGINS.values())
 
 
 def get(name: str) -> Plugin:
-    _run_loaders()
+    load()
     try:
         return _PLUGINS[name]
     except KeyError:

@@ -15,6 +15,7 @@ from ..terms.ops import OpTable
 from ..terms.term import Atom, Struct, deref, atom, PrologError, indicator
 from ..terms.walk import is_ground, resolve
 from . import builtins as _builtins
+from . import plugins as _plugins
 from .arith import eval_arith
 from .compile import CompileContext, compile_clause, check_body
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
@@ -64,14 +65,14 @@ def _load_builtin_modules():
     from .builtins import (arith_bi, atoms, chartype, dbbi, listbi,  # noqa: F401
                            output, reading, sorting, strings, system, termbi,
                            typecheck, uniform)
-    import importlib
-    importlib.import_module("slpy.data.builtins")
-    importlib.import_module("slpy.pcfg.builtins")
-    importlib.import_module("slpy.bn.builtins")
 
 
 class Program:
     """An SLP program: consult files or text, then query, sample or enumerate proofs.
+
+    Every program has the core builtins and the plugins it is given (``plugins``: a
+    list of :class:`~slpy.logic.plugins.Plugin`), by default every registered one:
+    slpy's data, PCFG and network builtins, and any a user registered.
 
     >>> p = Program()
     >>> p.consult_text("0.5 :: coin(head). 0.5 :: coin(tail).")
@@ -80,8 +81,12 @@ class Program:
     """
 
     def __init__(self, max_steps: int | None = None, timeout: float | None = None,
-                 max_term_size: int = 10_000_000, max_memory: int | None = None, out=None):
+                 max_term_size: int = 10_000_000, max_memory: int | None = None, out=None,
+                 plugins=None):
         _load_builtin_modules()
+        if plugins is None:
+            plugins = _plugins.registered()
+        self.plugins = {p.name: p for p in plugins}
         self.db = Database()
         self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
@@ -103,12 +108,13 @@ class Program:
         for key, p in CONTROL_PREDS.items():
             if key != ("::", 2):
                 self.db.preds[key] = p
-        for (name, arity), (kind, fn) in _builtins.BUILTINS.items():
-            p = self.db.get(name, arity)
-            p.kind = {"det": DET, "nondet": NONDET, "stochastic": SBUILTIN}[kind]
-            p.fn = fn
-            p.defined = True
-            p.builtin = True
+        for table in [_builtins.BUILTINS] + [p.builtins for p in self.plugins.values()]:
+            for (name, arity), (kind, fn) in table.items():
+                p = self.db.get(name, arity)
+                p.kind = {"det": DET, "nondet": NONDET, "stochastic": SBUILTIN}[kind]
+                p.fn = fn
+                p.defined = True
+                p.builtin = True
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
 
     # -- loading ------------------------------------------------------------------
@@ -267,14 +273,24 @@ class Program:
             pred.add_last(c)
         return c
 
-    # -- data ------------------------------------------------------------------------------
+    # -- data (for the plugins' builtins) ---------------------------------------------------
+    dataset = None      # set by attach_data
+    rowsets = None
+
+    def attach(self, plugin: str, data) -> None:
+        """Give an installed plugin's builtins the data they work on (the "bn" plugin:
+        a slpy.bn.data.DiscreteData for bn_variables/1)."""
+        p = self.plugins.get(plugin)
+        if p is None:
+            raise ValueError(f"this program has no {plugin!r} plugin (it has: "
+                             f"{', '.join(self.plugins) or 'none'})")
+        p.attach(self, data)
+
     def attach_data(self, dataset) -> None:
-        """Make a Dataset's predictors available to the prior's data builtins."""
-        from ..data.rowsets import RowSets
-        from ..data.builtins import attach
-        self.dataset = dataset
-        self.rowsets = RowSets(dataset)
-        attach(self.engine, self.rowsets, dataset)
+        """Make a Dataset's predictors available to the prior's data builtins
+        (data_rows/1, uniform_split/3, ...): sets ``dataset`` and ``rowsets``, its row
+        sets."""
+        self.attach("data", dataset)
 
     # -- parameters (prior hyperparameters, overridable from the CLI and API) ----------
     def set_param(self, name: str, value) -> None:
