@@ -29,6 +29,7 @@ from ..logic.plugins import Plugin, UniformChoice, register
 from ..terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 from .rowsets import RowSets
+from .splits import threshold_value
 
 __all__ = ["DATA", "DataState", "rows_term", "row_id", "data_state"]
 
@@ -117,12 +118,6 @@ def _num(t):
     return t
 
 
-def _threshold_term(x: float):
-    # integer-valued thresholds print as integers, as in the papers' trees
-    xi = int(x)
-    return xi if xi == x else float(x)
-
-
 @DATA.det("data_rows", 1)
 def data_rows(eng, r):
     return eng.unify(r, rows_term(data_state(eng).rowsets.root()))
@@ -148,7 +143,7 @@ def features(eng, fs):
 def feature_thresholds(eng, r, f, ts):
     st = data_state(eng)
     th = st.rowsets.thresholds(row_id(r), _feature(st, f))
-    return eng.unify(ts, mklist([_threshold_term(x) for x in th]))
+    return eng.unify(ts, mklist([threshold_value(x) for x in th]))
 
 
 @DATA.det("split_rows", 5)
@@ -169,7 +164,7 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         thrs = sl.thresholds
         def value(i):
             f, t, l, r = sl[i]
-            return Struct("split", (fa[f], _threshold_term(t), rows_term(l), rows_term(r)))
+            return Struct("split", (fa[f], threshold_value(t), rows_term(l), rows_term(r)))
 
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))

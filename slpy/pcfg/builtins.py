@@ -27,7 +27,8 @@ import numpy as np
 from ..logic.plugins import Plugin, register
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
-from ..data.builtins import data_state, row_id, rows_term, _threshold_term
+from ..data.builtins import data_state, row_id, rows_term
+from ..data.splits import threshold_value
 
 __all__ = ["PCFG", "phi_table", "parse_spec", "share_table"]
 
@@ -133,7 +134,7 @@ def phi_split(eng, g, rows, depth, s):
         l, r = int(g_.left[k]), int(g_.right[k])
         f, t = int(g_.feat[k]), float(g_.thr[k])
         wt = math.exp(w + q0[l, dc] + q0[r, dc] - z)
-        val = Struct("split", (fa[f], _threshold_term(t), rows_term(int(g_.rid[l])),
+        val = Struct("split", (fa[f], threshold_value(t), rows_term(int(g_.rid[l])),
                                rows_term(int(g_.rid[r]))))
         cands.append((wt, val, (f, t)))
     return s, cands
