@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from slpy.data import DataError, MissingValueError
-from slpy.lang.reader import SlpSyntaxError, SlpSyntaxErrors, _Fail
+from slpy.lang.reader import _Fail
+from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.lang.tokens import LexicalError
 from slpy.logic.kinds import Halt, LimitExceeded
 from slpy.logic.program import LoadError, LoadErrors

@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..logic.builtins import UniformChoice
+from ..logic.plugins import UniformChoice
 from ..logic.db import SBUILTIN
 from .proposal import make_proposal
 

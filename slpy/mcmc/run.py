@@ -33,7 +33,7 @@ def run(cfg, out, resume: bool = False, quiet: bool = False, force: bool = False
     (not settings: they change nothing unless reached). `warn(line)` gets the
     warnings (default: standard error). `backend`, `scheduler`: where the chains run
     (slpy.mcmc.dispatch); the results do not depend on them."""
-    from .. import __version__
+    from .._version import __version__
     warn = warn or (lambda line: print(line, file=sys.stderr))
     rd = RunDir(out, create=False)    # created once the checks below have passed
     if resume:
