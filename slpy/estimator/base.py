@@ -219,7 +219,8 @@ class BayesianTreeBase(BaseEstimator):
             Xo, y = validate_data(self, X, y, dtype=None, ensure_all_finite=False, **kw)
         else:
             Xo = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
-        from ..data.dataset import DataError, encode_columns
+        from ..data.columns import encode_columns
+        from ..data.dataset import DataError
         names = self._feature_names()
         try:
             Xf, levels = encode_columns(Xo, names, cats, type(self).__name__,
