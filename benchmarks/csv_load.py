@@ -27,6 +27,7 @@ if __name__ == "__main__" and not __package__:  # python benchmarks/csv_load.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.data import write_random_rows  # noqa: E402
 from benchmarks.lib.env import ROOT, SHARED_DATA  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 
@@ -46,16 +47,6 @@ def old_reader():
     return mod.load_csv
 
 
-def write_rows(path: Path, n: int, seed: int = 20261125) -> None:
-    import pandas as pd
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({f"x{j}": np.round(rng.normal(0, 10, n), 3) for j in range(8)})
-    for j in range(8, 12):
-        frame[f"x{j}"] = rng.integers(0, 100, n)
-    frame["class"] = rng.choice(["a", "b", "c"], n)
-    frame.to_csv(path, index=False)
-
-
 def main() -> None:
     import pandas as pd
     try:
@@ -66,10 +57,12 @@ def main() -> None:
     add_repeat(ap, 5)
     ap.add_argument("--rows", type=int, default=200_000, help="rows of the generated CSV")
     args = ap.parse_args()
+    if not LETTER.exists():
+        sys.exit(f"csv_load.py: {LETTER} is missing (letter.csv lives in ../shared/data)")
     old = old_reader()
     with tempfile.TemporaryDirectory(prefix="slpy-csv-") as tmp:
         big = Path(tmp) / f"rows{args.rows}.csv"   # the name of the table's row
-        write_rows(big, args.rows)
+        write_random_rows(big, args.rows)
         print(f"{'file':<24} {'rows':>7} {'old (s)':>9} {'new (s)':>9} {'old/new':>8} "
               f"{'read_csv (s)':>13} {'pyarrow (s)':>12}")
         for path in (LETTER, big):
