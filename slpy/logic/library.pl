@@ -121,8 +121,9 @@ aggregate_all(min(E), G, M) :- !, findall(E, G, L), L \== [], min_list(L, M).
 aggregate_all(bag(E), G, L) :- !, findall(E, G, L).
 aggregate_all(set(E), G, S) :- !, findall(E, G, L), sort(L, S).
 
+% phrase/2,3 translate a grammar body given as a term (control constructs, terminals)
 phrase(G, L) :- phrase(G, L, []).
-phrase(G, L, R) :- call(G, L, R).
+phrase(G, L, R) :- '$dcg_call'(G, L, R, Goal), call(Goal).
 
 concat_atom(L, R) :- atomic_list_concat(L, R).
 concat_atom(L, Sep, R) :- atomic_list_concat(L, Sep, R).

@@ -58,7 +58,7 @@ def _load_builtin_modules():
     # importing registers the builtins; each module is optional while it is written
     import importlib
     for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
-                "reading", "dbbi", "uniform"):
+                "reading", "dbbi", "uniform", "grammar"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
