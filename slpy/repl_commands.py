@@ -557,7 +557,7 @@ HELP: dict[str, tuple[str, str]] = {
     "forall/2": ("forall(:Cond, :Action)", "True if Action succeeds for every solution of Cond."),
     "bagof/3": ("bagof(+Template, :Goal, -Bag)", "Solutions grouped by the free variables of Goal (Var^Goal to exclude Var); fails if none."),
     "setof/3": ("setof(+Template, :Goal, -Set)", "As bagof/3, sorted without duplicates."),
-    "aggregate_all/3": ("aggregate_all(+Spec, :Goal, -Result)", "count, sum(E), max(E), min(E), bag(E) or set(E) over all solutions of Goal."),
+    "aggregate_all/3": ("aggregate_all(+Spec, :Goal, -Result)", "count, sum(E), max(E), min(E), max(E, W), min(E, W), bag(E) or set(E) over all solutions of Goal, or a compound of them (r(count, max(E)))."),
     # terms and arithmetic
     "=/2": ("?X = ?Y", "Unify X and Y."),
     "\\=/2": ("?X \\= ?Y", "True if X and Y do not unify."),
@@ -653,12 +653,19 @@ def help_text(p, name, arity=None) -> str | None:
         if n == name and (arity is None or a == arity) and (
                 pred.defined or pred.clauses or pred.dynamic):
             arities.add(a)
+    from .logic.autoload import exports
+    autoload = exports()
+    arities.update(a for n, a in autoload if n == name and (arity is None or a == arity))
     for a in sorted(arities):
         key = f"{name}/{a}"
         pred = p.db.lookup(name, a)
         if key in HELP:
             template, desc = HELP[key]
             out.append(f"{template}\n    {desc}")
+            continue
+        if (pred is None or not pred.defined) and (name, a) in autoload:
+            out.append(f"{key}\n    Library predicate (library({autoload[(name, a)]}), "
+                       f"loaded on first use).")
             continue
         if pred is None:
             continue

@@ -455,6 +455,8 @@ def test_builtin_predicates_documented():
                  if getattr(q, "library", False) and _public((q.name, q.arity))}
     registry |= {(q.name, q.arity) for q in bare.db.preds.values()
                  if q.defined and _public((q.name, q.arity))}
+    from slpy.logic.autoload import exports
+    registry |= set(exports())
     documented = set()
     for s in _documented("Builtins"):
         name, arity = s.rsplit("/", 1)

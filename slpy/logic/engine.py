@@ -85,6 +85,7 @@ class Engine(Sampling, Replay):
         self.rp_nforced = 0
         self.min_prob = 0.0
         self.rowsets = None  # data-aware builtins attach their state here
+        self.autoload = None  # the Program's library loader (undefined predicates)
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -247,7 +248,8 @@ class Engine(Sampling, Replay):
                         if n == 0:
                             if not pred.defined and not pred.dynamic:
                                 self.steps = steps
-                                self._unknown(pred)
+                                if self._unknown(pred):
+                                    continue      # autoloaded: make the call again
                             f = None
                             continue
                         h = len(cps)
@@ -318,10 +320,17 @@ class Engine(Sampling, Replay):
                 self.steps = steps
                 f = self._handle_error(LimitExceeded(_resource("memory")), base)
 
-    def _unknown(self, pred):
+    def _unknown(self, pred) -> bool:
+        """An undefined predicate: True when a library defining it was loaded, else
+        what the `unknown` flag says (error, or a warning, or silent failure)."""
+        if self.autoload is not None and self.autoload(pred):
+            return True
         flag = self.flags.get("unknown", "error")
         if flag == "fail":
-            return
+            return False
+        if flag == "warning":
+            self.write_err(f"Warning: Unknown procedure: {pred.indicator_text}\n")
+            return False
         raise existence_error("procedure", Struct("/", (atom(pred.name), pred.arity)))
 
     # -- backtracking ----------------------------------------------------------------

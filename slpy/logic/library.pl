@@ -113,13 +113,9 @@ bagof(T, G, L) :-
 
 setof(T, G, S) :- bagof(T, G, L), sort(L, S).
 
-aggregate_all(count, G, C) :- !, findall(x, G, L), length(L, C).
-aggregate_all(count(T), G, C) :- !, findall(T, G, L), length(L, C).
-aggregate_all(sum(E), G, S) :- !, findall(E, G, L), sum_list(L, S).
-aggregate_all(max(E), G, M) :- !, findall(E, G, L), L \== [], max_list(L, M).
-aggregate_all(min(E), G, M) :- !, findall(E, G, L), L \== [], min_list(L, M).
-aggregate_all(bag(E), G, L) :- !, findall(E, G, L).
-aggregate_all(set(E), G, S) :- !, findall(E, G, L), sort(L, S).
+% aggregate_all/3 (SWI's library(aggregate)): templates in slpy/logic/builtins/aggregate.py
+aggregate_all(T, G, C) :- T == count, !, findall(x, G, L), length(L, C).
+aggregate_all(T, G, R) :- '$aggr_template'(T, P, S), findall(P, G, L), '$aggr_list'(S, L, R).
 
 % phrase/2,3 translate a grammar body given as a term (control constructs, terminals)
 phrase(G, L) :- phrase(G, L, []).

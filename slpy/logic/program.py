@@ -58,7 +58,8 @@ def _load_builtin_modules():
     # importing registers the builtins; each module is optional while it is written
     import importlib
     for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
-                "reading", "dbbi", "uniform", "grammar"):
+                "reading", "dbbi", "uniform", "grammar",
+                "aggregate", "randombi", "checking"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
@@ -104,7 +105,34 @@ class Program:
             p.fn = fn
             p.defined = True
             p.builtin = True
+        self.libraries: set = set()
+        self.engine.autoload = self.autoload
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
+
+    # -- libraries loaded on first use (slpy/logic/lib, see slpy.logic.autoload) -----
+    def load_library(self, name: str) -> bool:
+        """Load library(name) once; False when slpy has no such library file."""
+        from .autoload import library_path
+        if name in self.libraries:
+            return True
+        path = library_path(name)
+        if path is None:
+            return False
+        self.libraries.add(name)
+        prev = self._loading_file
+        try:
+            self._consult_text(path.read_text(), str(path), library=True)
+        finally:
+            self._loading_file = prev
+        return True
+
+    def autoload(self, pred) -> bool:
+        """Called for an undefined predicate: load the library exporting it."""
+        from .autoload import exports
+        lib = exports().get((pred.name, pred.arity))
+        if lib is None or lib in self.libraries:
+            return False
+        return self.load_library(lib) and (pred.defined or pred.dynamic)
 
     # -- loading ------------------------------------------------------------------
     def consult(self, path) -> None:

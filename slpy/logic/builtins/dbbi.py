@@ -11,6 +11,7 @@ from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_te
 from ..db import STOCH, SBUILTIN
 from ..kinds import Halt, CONTROL_PREDS
 from ...lang.clauses import split_clause
+from ..autoload import library_name
 
 
 def _clause_parts(t):
@@ -402,6 +403,9 @@ def _consult(eng, t):
     for f in files:
         name = _file_name(f)
         if name is None:
+            lib = library_name(f)
+            if lib is not None:
+                eng.program.load_library(lib)
             continue
         base = eng.program._loading_file
         if base and not os.path.isabs(name) and base != "<string>":
@@ -430,6 +434,21 @@ def use_module(eng, t):
 @det("use_module", 2)
 def use_module2(eng, t, _imports):
     return _consult(eng, t)
+
+
+@det("module", 2)
+def module2(eng, name, exports):
+    """`:- module(Name, Exports).` at the top of a file: accepted (slpy has one
+    name space), its arguments checked."""
+    n = deref(name)
+    if type(n) is Var:
+        raise instantiation_error()
+    if type(n) is not Atom:
+        raise type_error("atom", n)
+    _, tail = list_items(exports)
+    if tail is not NIL:
+        raise type_error("list", deref(exports))
+    return True
 
 
 # -- global variables, statistics, halt ----------------------------------------------------
