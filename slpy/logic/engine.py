@@ -105,6 +105,19 @@ class Engine(Sampling, Replay):
         import sys
         sys.stderr.write(text)
 
+    def call_capture(self, goal):
+        """Run goal once with what it writes collected: the text, or None when it
+        fails (with_output_to/2, format's ~@)."""
+        buf: list = []
+        saved = self.out
+        self.out = buf.append
+        run = self.solve(goal)
+        try:
+            return "".join(buf) if next(run, None) else None
+        finally:
+            run.close()
+            self.out = saved
+
     # -- goals as terms -----------------------------------------------------------
     def goal_frame(self, goal, nxt, cb, pn):
         """The frame that proves the goal term (call/1 semantics, cut barrier cb)."""

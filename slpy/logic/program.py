@@ -18,6 +18,7 @@ from ..lang.clauses import split_clause
 from ..errors import PicklableError
 
 LIBRARY = Path(__file__).with_name("library.pl")
+_FILE_LOCAL_FLAGS = ("double_quotes", "back_quotes")
 CONSULT_EXTS = (".slp", ".pl")
 
 
@@ -59,7 +60,7 @@ def _load_builtin_modules():
     import importlib
     for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
                 "reading", "dbbi", "uniform", "grammar",
-                "aggregate", "randombi", "checking"):
+                "aggregate", "randombi", "checking", "strings"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
@@ -79,7 +80,7 @@ class Program:
                  max_term_size: int = 10_000_000, max_memory: int | None = None, out=None):
         _load_builtin_modules()
         self.db = Database()
-        self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
+        self.flags = {"double_quotes": "string", "unknown": "error", "bounded": "false",
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
                       "integer_rounding_function": "toward_zero", "max_arity": "unbounded",
                       "debug": "off", "char_conversion": "off", "occurs_check": "false",
@@ -163,6 +164,8 @@ class Program:
         self._loading_file = filename
         wiped = set()
         init_goals = []
+        # as in SWI-Prolog, a file's set_prolog_flag(double_quotes, ...) is its own
+        lex = {k: self.flags[k] for k in _FILE_LOCAL_FLAGS if k in self.flags}
         try:
             reader = Reader(self.ops, self.flags)
             results = reader.read_clauses(text, filename)
@@ -191,6 +194,7 @@ class Program:
                     errors.append(LoadError(f"{filename}:{r.line}: {e}", e.term))
         finally:
             self._loading_file = prev
+            self.flags.update(lex)
         for g, line in init_goals:
             self._run_directive(g, filename, line, errors)
         if errors:

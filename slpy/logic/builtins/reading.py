@@ -89,7 +89,8 @@ def _number_from(eng, N, L, codes: bool) -> bool:
         if not _is_number(n):
             raise type_error("number", n)
         return eng.unify(L, _as_list(number_text(n), codes))
-    text = _text_of_list(lst, codes)
+    # SWI-Prolog reads a string too: number_codes(N, "12")
+    text = lst if type(lst) is str else _text_of_list(lst, codes)
     if type(n) is not Var and not _is_number(n):
         raise type_error("number", n)
     if text is not None:
