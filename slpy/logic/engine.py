@@ -25,19 +25,21 @@ from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
 from ..lang.clauses import convert_body
 from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENUM,
                     CP_ENUMB, CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE,
-                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, OP_CALL, OP_CALLN, OP_CATCH,
+                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, CP_CLEANUP, OP_CALL, OP_CALLN, OP_CATCH,
                     OP_CATCH_EXIT, OP_CUT, OP_DISJ, OP_DONE, OP_FA_COLLECT, OP_FINDALL,
                     OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED, OP_ITE, OP_ITE_THEN,
                     OP_NOT, OP_NOT_SUCC, OP_SEXIT, OP_SOFT, OP_SOFT_THEN, PLAIN,
+                    OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
                     P_CATCH_EXIT, P_DONE, P_FA_COLLECT, P_GUARDED_DYN, P_ITE_THEN,
                     P_NOT_SUCC, P_SOFT_THEN, ROOT, FAIL_FRAME, _CTRL_TERM_NAMES,
                     LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
 from .sampling import Sampling
 from .replay import Replay
+from .cleanup import Cleanup
 from .arith import DEADLINE
 
 
-class Engine(Sampling, Replay):
+class Engine(Sampling, Replay, Cleanup):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -182,6 +184,8 @@ class Engine(Sampling, Replay):
             undo_to(self.trail, mark)
             raise
         finally:
+            if self.cleanups:
+                self._drop_cps(base, quiet=True)
             del cps[base:]
             if base == 0:
                 # a finished top-level run keeps its bindings but not its trail
@@ -193,6 +197,7 @@ class Engine(Sampling, Replay):
         self.step_limit = None if self.max_steps is None else self.steps + self.max_steps
         self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self.limit_hit = False
+        self.cleanups = 0
         DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
 
     def _check_limits(self):
@@ -418,6 +423,8 @@ class Engine(Sampling, Replay):
                 raise ReplayReject()
             if kind == CP_PURE:
                 raise SampleFailed()
+            if kind == CP_CLEANUP:
+                self._fire_cleanup(cp)
             # CP_CATCH, CP_DISABLED: nothing to resume
 
     # -- errors ------------------------------------------------------------------------
@@ -428,6 +435,9 @@ class Engine(Sampling, Replay):
         catchable = not isinstance(e, LimitExceeded)
         while len(cps) > base + 1:
             cp = cps.pop()
+            if cp[0] == CP_CLEANUP:
+                undo_to(trail, cp[1])
+                self._fire_cleanup(cp, quiet=True)
             if cp[0] == CP_CATCH and catchable and cp[8].ref is None:
                 undo_to(trail, cp[1])
                 self.plog = cp[2]
@@ -447,7 +457,10 @@ class Engine(Sampling, Replay):
         cps = self.cps
         trail = self.trail
         if op == OP_CUT:
-            del cps[cb:]
+            if self.cleanups:
+                self._drop_cps(cb)
+            else:
+                del cps[cb:]
             return nxt
         if op == OP_SEXIT:
             return self._sexit(args[0], nxt)
@@ -477,7 +490,10 @@ class Engine(Sampling, Replay):
                         self.goal_frame(args[1], nxt, cb, pn)])
             return self.goal_frame(left, nxt, cb, pn)
         if op == OP_ITE_THEN:
-            del cps[args[0]:]
+            if self.cleanups:
+                self._drop_cps(args[0])
+            else:
+                del cps[args[0]:]
             return nxt
         if op == OP_SOFT_THEN:
             args[0][0] = CP_DISABLED
@@ -495,7 +511,10 @@ class Engine(Sampling, Replay):
             cps.append([CP_NOT, len(trail), self.plog, self.logp, nxt])
             return self.goal_frame(args[0], (P_NOT_SUCC, (h,), None, cb, pn), h + 1, pn)
         if op == OP_NOT_SUCC:
-            del cps[args[0]:]
+            if self.cleanups:
+                self._drop_cps(args[0])
+            else:
+                del cps[args[0]:]
             return None
         if op == OP_GUARDED:
             left = deref(args[0])
@@ -555,6 +574,10 @@ class Engine(Sampling, Replay):
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_DONE:
             return P_DONE
+        if op == OP_CALL_CLEANUP:
+            return self._call_cleanup(args, nxt, pn)
+        if op == OP_CLEANUP_EXIT:
+            return self._cleanup_exit(args[0], nxt)
         raise AssertionError(op)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

@@ -2,6 +2,18 @@
 % the list predicates SWI-Prolog users reach for. A program may redefine any of these.
 
 once(G) :- call(G), !.
+
+% cleanup runs once when G is finished: exited with no choice point left, failed,
+% raised an exception, or cut (slpy/logic/cleanup.py)
+setup_call_cleanup(S, G, C) :- once(S), '$call_cleanup'(G, C).
+call_cleanup(G, C) :- '$call_cleanup'(G, C).
+
+% SWI-Prolog's assertion/1 (library(debug)): G must succeed; its bindings are undone
+assertion(G) :- \+ \+ catch(G, E, '$assertion_failed'(E, G)), !.
+assertion(G) :- '$assertion_failed'(fail, G).
+'$assertion_failed'(Reason, G) :-
+    print_message(error, assertion_failed(Reason, G)),
+    throw(error(assertion_error(Reason, G), _)).
 repeat.
 repeat :- repeat.
 ignore(G) :- (call(G) -> true ; true).

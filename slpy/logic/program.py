@@ -60,7 +60,8 @@ def _load_builtin_modules():
     import importlib
     for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
                 "reading", "dbbi", "uniform", "grammar",
-                "aggregate", "randombi", "checking", "strings"):
+                "aggregate", "randombi", "checking", "strings",
+                "control", "listing"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
@@ -340,6 +341,27 @@ class Program:
             return None
         b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
         return Sample(b, tree, logp)
+
+    def listing(self, spec: str | None = None) -> str:
+        """The clauses of the user predicates, or of ``spec`` (``"name"`` or
+        ``"name/arity"``), as listing/1 writes them."""
+        from .builtins.listing import listing
+        goal = None if spec is None else self.parse_query(spec)[0]
+        out: list = []
+        saved = self.engine.out
+        self.engine.out = out.append
+        try:
+            listing(self.engine, goal)
+        finally:
+            self.engine.out = saved
+        return "".join(out)
+
+    def portray_clause(self, clause) -> str:
+        """A clause (a term, or its text) as portray_clause/1 writes it."""
+        from .builtins.listing import clause_text
+        if isinstance(clause, str):
+            clause = self.parse_query(clause)[0]
+        return clause_text(clause, self.ops)
 
     def proofs(self, text: str, min_prob: float = 0.0, max_proofs: int | None = None):
         """Every refutation of a stochastic query with its probability (pure SLP
