@@ -22,10 +22,12 @@ import os
 
 from .logic.db import DET, STOCH, SBUILTIN, USER
 from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
-from .logic.terms import (Atom, Struct, TRUE, Var, atom, copy_term, deref, list_items, mklist,
-                          instantiation_error, type_error, domain_error, compare, resolve,
-                          undo_to)
-from .lang.writer import term_to_text, var_letter_name
+from .terms.term import Atom, Struct, TRUE, Var, atom, deref, list_items, mklist, compare
+from .terms.walk import copy_term, resolve
+from .terms.errors import instantiation_error, type_error, domain_error
+from .terms.unify import undo_to
+from .terms.writer import term_to_text
+from .terms.text import var_letter_name
 from .logic.builtins.listing import _spec
 
 # -- registering ------------------------------------------------------------------------

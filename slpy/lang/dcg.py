@@ -12,8 +12,8 @@ label and guard on the translated clause: ``0.4 :: s --> np, vp`` is
 """
 from __future__ import annotations
 
-from ..logic.terms import Var, Atom, Struct, deref, NIL, mklist, list_items, type_error, \
-    instantiation_error
+from ..terms.term import Var, Atom, Struct, deref, NIL, mklist, list_items
+from ..terms.errors import type_error, instantiation_error
 from .clauses import LABEL_OPS, _rotate_label
 
 # bodies phrase/2,3 translate rather than call as a nonterminal (SWI's dcg_special/1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from .terms import Struct, Atom, deref, list_items
+from ..terms.term import Struct, Atom, deref, list_items
 
 LIB_DIR = Path(__file__).with_name("lib")
 
@@ -19,7 +19,7 @@ LIB_DIR = Path(__file__).with_name("lib")
 @lru_cache(maxsize=None)
 def exports() -> dict:
     """(name, arity) -> library name, read from the module/2 line of each file."""
-    from ..lang.ops import OpTable
+    from ..terms.ops import OpTable
     from ..lang.reader import Reader
     out = {}
     for path in sorted(LIB_DIR.glob("*.pl")):

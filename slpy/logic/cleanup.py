@@ -10,7 +10,8 @@ failure is ignored; an exception it raises is passed on unless Goal raised one.
 """
 from __future__ import annotations
 
-from .terms import undo_to, PrologError
+from ..terms.unify import undo_to
+from ..terms.term import PrologError
 from .kinds import CP_CLEANUP, CP_DISABLED, P_CLEANUP_EXIT
 
 

@@ -4,7 +4,7 @@ from programs and from Python."""
 import pytest
 
 from slpy import Program
-from slpy.logic.terms import PrologError
+from slpy.terms.term import PrologError
 
 LOG = """
 :- dynamic(log/1).
@@ -31,7 +31,7 @@ def logged(p, q):
 
 
 def _log(p):
-    from slpy.logic.terms import list_items
+    from slpy.terms.term import list_items
     return list_items(p.once("findall(L, log(L), Ls)")["Ls"])[0]
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import chisquare
 
 from slpy import Program
-from slpy.logic.terms import PrologError
+from slpy.terms.term import PrologError
 
 from ..conftest import answers
 
@@ -178,5 +178,5 @@ def test_recursive_labelled_dcg_sample_lengths():
 
 
 def _items(t):
-    from slpy.logic.terms import list_items
+    from slpy.terms.term import list_items
     return list_items(t)[0]

@@ -5,7 +5,7 @@ import pytest
 
 from slpy import Program
 from slpy.logic.autoload import exports, LIB_DIR
-from slpy.logic.terms import PrologError
+from slpy.terms.term import PrologError
 
 from ..conftest import answers
 

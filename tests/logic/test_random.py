@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chisquare
 
 from slpy import Program
-from slpy.logic.terms import PrologError, list_items
+from slpy.terms.term import PrologError, list_items
 
 
 def draws(p, q, var, n, seed):

@@ -4,7 +4,7 @@ atoms, strings, codes and chars."""
 import pytest
 
 from slpy import Program
-from slpy.logic.terms import Atom, PrologError
+from slpy.terms.term import Atom, PrologError
 
 
 def val(p, q, var):

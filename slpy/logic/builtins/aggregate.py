@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from . import det
 from ..arith import FUNCTIONS, eval_arith
-from ..terms import (Var, Atom, Struct, deref, atom, list_items, mklist,
-                     instantiation_error, type_error, domain_error)
+from ...terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
+from ...terms.errors import instantiation_error, type_error, domain_error
 from .sorting import sorted_terms
 
 _SIMPLE = {"sum": 1, "max": 1, "min": 1, "bag": 1, "set": 1}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from . import det
 from .typecheck import skip_list
-from ..terms import (Var, Atom, Struct, deref, atom, is_ground, list_items, NIL,
-                     PrologError, instantiation_error, type_error, existence_error,
-                     term_variables)
+from ...terms.term import Var, Atom, Struct, deref, atom, list_items, NIL, PrologError
+from ...terms.walk import is_ground, term_variables
+from ...terms.errors import instantiation_error, type_error, existence_error
 
 
 def _is_list(t):

@@ -9,11 +9,12 @@ formatted text, of an error term the usual one-line description.
 from __future__ import annotations
 
 from . import det
-from ..terms import (Var, Atom, Struct, atom, deref, term_variables,
-                     instantiation_error, type_error, domain_error)
+from ...terms.term import Var, Atom, Struct, atom, deref
+from ...terms.walk import term_variables
+from ...terms.errors import instantiation_error, type_error, domain_error
 from ...lang.fmt import format_to_text
-from ...lang.messages import describe_error
-from ...lang.writer import term_to_text
+from ...terms.messages import describe_error
+from ...terms.writer import term_to_text
 
 _PREFIX = {"error": "ERROR: ", "warning": "Warning: ", "informational": "% ",
            "debug": "% ", "help": "", "query": "", "information": "% ",

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import det
-from ..terms import Var, Struct, deref, list_items, instantiation_error, type_error, NIL
+from ...terms.term import Var, Struct, deref, list_items, NIL
+from ...terms.errors import instantiation_error, type_error
 from ...lang.dcg import dcg_body, dcg_transform
 
 

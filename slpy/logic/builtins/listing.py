@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from . import det
 from ..db import DET, STOCH, USER
-from ..terms import Atom, Struct, Var, TRUE, atom, copy_term, deref, instantiation_error, type_error
-from ...lang.writer import term_to_text, canonical_var_names
+from ...terms.term import Atom, Struct, Var, TRUE, atom, deref
+from ...terms.walk import copy_term
+from ...terms.errors import instantiation_error, type_error
+from ...terms.writer import term_to_text
+from ...terms.text import canonical_var_names
 
 
 def _clause_var_names(parts) -> dict:

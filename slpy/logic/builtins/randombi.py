@@ -16,8 +16,9 @@ from __future__ import annotations
 import time
 
 from . import det, stochastic, UniformChoice
-from ..terms import (Var, Struct, atom, deref, list_items, mklist, instantiation_error,
-                     type_error, PrologError, NIL, indicator)
+from ...terms.term import (Var, Struct, atom, deref, list_items, mklist, PrologError, NIL,
+                           indicator)
+from ...terms.errors import instantiation_error, type_error
 from ..kinds import ENUM
 
 _FLOATS = 1 << 53

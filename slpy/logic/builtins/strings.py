@@ -11,7 +11,8 @@ from . import det, nondet
 from .atoms import _concat, _opt_text, text_of
 from .output import is_sink, unify_sink
 from .reading import number_text
-from ..terms import Var, atom, deref, instantiation_error, type_error, domain_error, syntax_error
+from ...terms.term import Var, atom, deref
+from ...terms.errors import instantiation_error, type_error, domain_error, syntax_error
 from ...lang.reader import SlpSyntaxError, parse_number, read_term_from_text
 
 
@@ -49,7 +50,7 @@ def _term_string(eng, s, t):
     if type(st) is not Var:
         term, _ = read_term_from_text(text_of(st, "string"), eng.ops, eng.flags)
         return eng.unify(t, term)
-    from ...lang.writer import term_to_text
+    from ...terms.writer import term_to_text
     return eng.unify(s, term_to_text(t, quoted=True, ops=eng.ops, numbervars=True))
 
 
