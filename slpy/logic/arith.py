@@ -22,6 +22,7 @@ import time
 
 from ..terms.term import Atom, Struct, Var, NIL, PrologError, indicator
 from ..terms.errors import type_error, instantiation_error, evaluation_error, resource_error
+from ..terms.rational import Rational
 
 __all__ = [
     "eval_arith", "register_function", "set_iso_mode", "compare_num",
@@ -532,6 +533,8 @@ _RECURSION_LIMIT = 200      # deeper subexpressions are evaluated with an explic
 def _leaf(t):
     """The value of a non-compound, dereferenced term."""
     tt = type(t)
+    if tt is Rational:
+        return t
     if tt is Var:
         raise instantiation_error()
     if tt is Atom:

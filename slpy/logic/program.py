@@ -65,6 +65,7 @@ def _load_builtin_modules():
                 "aggregate", "randombi", "checking", "strings",
                 "control", "listing"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
+    importlib.import_module("slpy.logic.rationals")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
     importlib.import_module("slpy.bn.builtins")

@@ -10,6 +10,7 @@ text, and code or char lists where SWI does.
 from __future__ import annotations
 
 from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
+from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error,
                              representation_error)
@@ -113,7 +114,7 @@ def text_of(t, what: str = "atomic", nil: str = "") -> str:
         return nil if t is NIL else t.name
     if tt is str:
         return t
-    if tt is int:
+    if tt is int or tt is Rational:
         return str(t)
     if tt is float:
         return float_text(t)
@@ -493,7 +494,7 @@ def _join_parts(lst):
             out.append(x.name)
         elif tx is str:
             out.append(x)
-        elif tx is int:
+        elif tx is int or tx is Rational:
             out.append(str(x))
         elif tx is float:
             out.append(float_text(x))

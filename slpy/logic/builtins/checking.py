@@ -13,6 +13,7 @@ from .typecheck import skip_list
 from ...terms.term import Var, Atom, Struct, deref, atom, list_items, NIL, PrologError
 from ...terms.walk import is_ground, term_variables
 from ...terms.errors import instantiation_error, type_error, existence_error
+from ...terms.rational import is_number, is_rational
 
 
 def _is_list(t):
@@ -31,12 +32,21 @@ def _codes(t):
                                for x in map(deref, items))
 
 
-def _number(x):
-    return type(x) is int or type(x) is float
+@det("rational", 1)
+def bi_rational(eng, x):
+    """rational(@X): X is an integer or a rational number (1r3)."""
+    return is_rational(deref(x))
 
 
-def _rational(x):
-    return type(x) is int
+@det("rational", 3)
+def bi_rational3(eng, x, n, d):
+    """rational(@X, -N, -D): X is the rational N/D in lowest terms (D > 0)."""
+    x = deref(x)
+    if not is_rational(x):
+        return False
+    if type(x) is int:
+        return eng.unify(n, x) and eng.unify(d, 1)
+    return eng.unify(n, x.numerator) and eng.unify(d, x.denominator)
 
 
 def _error(name, *args):
@@ -57,8 +67,8 @@ _TESTS = {
     "ground": is_ground,
     "integer": lambda x: type(x) is int,
     "float": lambda x: type(x) is float,
-    "number": _number,
-    "rational": _rational,
+    "number": is_number,
+    "rational": is_rational,
     "string": lambda x: type(x) is str,
     "boolean": lambda x: x is atom("true") or x is atom("false"),
     "nonneg": lambda x: type(x) is int and x >= 0,
@@ -93,7 +103,7 @@ def has_type(eng, typ, x) -> bool:
             lo, hi = deref(typ.args[0]), deref(typ.args[1])
             if type(lo) is int:
                 return type(x) is int and lo <= x <= hi
-            return _number(x) and lo <= x <= hi
+            return is_number(x) and lo <= x <= hi
         if typ.name == "oneof" and len(typ.args) == 1:
             return is_ground(x) and any(deref(y) == x and type(deref(y)) is type(x)
                                         for y in list_items(typ.args[0])[0])
@@ -129,7 +139,7 @@ def must_be(eng, typ, x):
         lo = deref(typ.args[0])
         if type(lo) is int and type(x) is not int:
             raise type_error("integer", x)
-        if not _number(x):
+        if not is_number(x):
             raise type_error("number", x)
         raise _error("domain_error", typ, x)
     if type(typ) is Struct and name == "oneof":

@@ -12,6 +12,7 @@ import math
 
 from ...lang.reader import SlpSyntaxError, parse_number, read_term_from_text
 from ...terms.term import NIL, Atom, Struct, Var, atom, deref, list_items, mklist
+from ...terms.rational import Rational
 from ...terms.errors import instantiation_error, representation_error, type_error
 from . import det
 
@@ -47,7 +48,7 @@ def number_text(x) -> str:
 
 
 def _is_number(t) -> bool:
-    return type(t) is int or type(t) is float
+    return type(t) is int or type(t) is float or type(t) is Rational
 
 
 # -- lists of codes / chars -------------------------------------------------------------
