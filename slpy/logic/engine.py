@@ -89,6 +89,7 @@ class Engine(Sampling, Replay, Cleanup):
         self.min_prob = 0.0
         self.rowsets = None  # data-aware builtins attach their state here
         self.autoload = None  # the Program's library loader (undefined predicates)
+        self.tables = None    # tabling.Tables, made on the first tabled call
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -199,6 +200,8 @@ class Engine(Sampling, Replay, Cleanup):
         self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self.limit_hit = False
         self.cleanups = 0
+        if self.tables is not None:
+            self.tables.reset()
         DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
 
     def _check_limits(self):
@@ -339,6 +342,15 @@ class Engine(Sampling, Replay, Cleanup):
                 self.steps = steps
                 f = self._handle_error(LimitExceeded(_resource("memory")), base)
 
+    def _guarded_tabled(self, pred, gargs, guard, nxt, cb, pn):
+        """Guard :: p(...) of a tabled p: the guard goes to the table's clauses, and
+        is part of the call's variant."""
+        impl = pred.tabled
+        goal = Struct(pred.name, gargs) if gargs else atom(pred.name)
+        inner = Struct(impl.name, gargs) if gargs else atom(impl.name)
+        args = (Struct("::", (guard, goal)), Struct("::", (guard, inner)))
+        return (self.db.get("$tbl_call", 2), args, nxt, cb, pn)
+
     def _unknown(self, pred) -> bool:
         """An undefined predicate: True when a library defining it was loaded, else
         what the `unknown` flag says (error, or a warning, or silent failure)."""
@@ -470,6 +482,8 @@ class Engine(Sampling, Replay, Cleanup):
             self.steps += 1
             if pred.kind == STOCH:
                 return self._stoch(pred, gargs, guard, nxt, cb, pn)
+            if pred.tabled is not None:
+                return self._guarded_tabled(pred, gargs, guard, nxt, cb, pn)
             # a guard passed to a plain predicate is ignored
             return (pred, gargs, nxt, cb, pn)
         if op == OP_CALL:
@@ -533,6 +547,8 @@ class Engine(Sampling, Replay, Cleanup):
             if pred.kind == STOCH:
                 self.steps += 1
                 return self._stoch(pred, gargs, left, nxt, cb, pn)
+            if pred.tabled is not None:
+                return self._guarded_tabled(pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
             _check_partial_list(args[2])

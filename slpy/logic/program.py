@@ -66,6 +66,7 @@ def _load_builtin_modules():
                 "control", "listing"):
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.logic.rationals")
+    importlib.import_module("slpy.logic.tabling")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
     importlib.import_module("slpy.bn.builtins")
@@ -111,6 +112,7 @@ class Program:
             p.defined = True
             p.builtin = True
         self.libraries: set = set()
+        self.tabled: dict = {}      # (name, arity) -> the name of its clauses' predicate
         self.engine.autoload = self.autoload
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
 
@@ -241,12 +243,16 @@ class Program:
             errors.append(LoadError(f"{filename}:{line}: {e}", e.term))
 
     def add_clause(self, term, first=False, filename=None, line=None, wiped=None,
-                   library=False):
+                   library=False, _wrapper=False):
         """Compile and add one clause (consult and assert/1 come here)."""
         parts = split_clause(term)
         head = parts.head
         name = head.name
         arity = len(head.args) if type(head) is Struct else 0
+        impl = self.tabled.get((name, arity)) if self.tabled else None
+        if impl is not None and not _wrapper:    # a tabled predicate's own clauses
+            name = impl
+            head = parts.head = Struct(impl, head.args) if arity else Atom(impl)
         pred = self.db.get(name, arity)
         where = f"{filename}:{line}: " if filename else ""
         if pred.builtin or (name, arity) in CONTROL_PREDS or name in (",", ";", "->"):
@@ -300,6 +306,28 @@ class Program:
         else:
             pred.add_last(c)
         return c
+
+    def table(self, name: str, arity: int) -> None:
+        """Table name/arity (the :- table directive): its clauses, those already
+        loaded and those to come, go to a predicate of their own that the tables'
+        driver calls (slpy.logic.tabling)."""
+        from .tabling import impl_name, wrapper_clause
+        key = (name, arity)
+        if key in self.tabled:
+            return
+        pred = self.db.get(name, arity)
+        if pred.builtin or key in CONTROL_PREDS:
+            raise permission_error("modify", "static_procedure", indicator(name, arity))
+        old = list(pred.clauses)
+        pred.clear()
+        pred.kind = USER
+        self.tabled[key] = impl_name(name)
+        pred.tabled = self.db.get(impl_name(name), arity)
+        pred.tabled.files = set(pred.files)
+        pred.tabled.defined = True     # no clauses yet: a call fails
+        for c in old:
+            self.add_clause(c.term(), filename=c.file, line=c.line)
+        self.add_clause(wrapper_clause(name, arity), _wrapper=True)
 
     # -- data ------------------------------------------------------------------------------
     def attach_data(self, dataset) -> None:

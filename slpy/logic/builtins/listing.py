@@ -99,10 +99,18 @@ def portray_clause_text(head, body=None, label=None, guard=None, ops=None) -> st
 
 def listing_text(pred, ops=None) -> str:
     out = []
+    pi = term_to_text(Struct('/', (atom(pred.name), pred.arity)), quoted=True)
     if pred.dynamic:
-        out.append(f":- dynamic {term_to_text(Struct('/', (atom(pred.name), pred.arity)), quoted=True)}.\n\n")
-    for c in pred.clauses:
-        out.append(portray_clause_text(c.head, c.body, c.label, c.guard, ops))
+        out.append(f":- dynamic {pi}.\n\n")
+    clauses = pred.clauses
+    if pred.tabled is not None:     # the clauses the table's driver calls, as written
+        out.append(f":- table {pi}.\n\n")
+        clauses = pred.tabled.clauses
+    for c in clauses:
+        head = c.head
+        if pred.tabled is not None:
+            head = Struct(pred.name, head.args) if pred.arity else atom(pred.name)
+        out.append(portray_clause_text(head, c.body, c.label, c.guard, ops))
     return "".join(out) + "\n"
 
 
