@@ -37,10 +37,11 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENU
 from .sampling import Sampling
 from .replay import Replay
 from .cleanup import Cleanup
+from .coroutining import Coroutining, StartCoroutining
 from .arith import DEADLINE
 
 
-class Engine(Sampling, Replay, Cleanup):
+class Engine(Sampling, Replay, Cleanup, Coroutining):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -90,6 +91,10 @@ class Engine(Sampling, Replay, Cleanup):
         self.rowsets = None  # data-aware builtins attach their state here
         self.autoload = None  # the Program's library loader (undefined predicates)
         self.tables = None    # tabling.Tables, made on the first tabled call
+        self.attrs: dict = {}  # variable -> goals suspended on it (coroutining.py)
+        self.coroutining = False
+        self.started_inside = False   # call_capture: a suspension began in the goal
+        self.limit_at = 0
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -115,12 +120,15 @@ class Engine(Sampling, Replay, Cleanup):
         buf: list = []
         saved = self.out
         self.out = buf.append
+        started = self.coroutining
         run = self.solve(goal)
         try:
-            return "".join(buf) if next(run, None) else None
+            text = "".join(buf) if next(run, None) else None
         finally:
             run.close()
             self.out = saved
+        self.started_inside = self.coroutining and not started
+        return text
 
     # -- goals as terms -----------------------------------------------------------
     def goal_frame(self, goal, nxt, cb, pn):
@@ -202,6 +210,8 @@ class Engine(Sampling, Replay, Cleanup):
         self.cleanups = 0
         if self.tables is not None:
             self.tables.reset()
+        self.attrs = {}
+        self.coroutining = False
         DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
 
     def _check_limits(self):
@@ -224,10 +234,14 @@ class Engine(Sampling, Replay, Cleanup):
         raise PrologError(_resource(what), f"Resource error: {msg}")
 
     def _next_check(self):
+        """The step count of the next limit check (every 4096 steps), which _run
+        keeps in check_at; while goals may be suspended (coroutining) check_at is
+        the current step instead, so that _run looks for woken goals at every step."""
         nxt = self.steps + 4096
         if self.step_limit is not None and self.step_limit + 1 < nxt:
             nxt = self.step_limit + 1
-        return nxt
+        self.limit_at = nxt
+        return self.steps if self.coroutining else nxt
 
     def _run(self, f, base):
         """Run from frame f until a solution (returns the '$done' frame... None when the
@@ -251,8 +265,15 @@ class Engine(Sampling, Replay, Cleanup):
                         steps += 1
                         if steps >= check_at:
                             self.steps = steps
-                            self._check_limits()
-                            check_at = self._next_check()
+                            if steps >= self.limit_at:
+                                self._check_limits()
+                                check_at = self._next_check()
+                            if self.coroutining:
+                                check_at = steps
+                                woken = self._wake(f)
+                                if woken is not f:
+                                    f = woken
+                                    continue
                         if args:
                             a0 = args[0]
                             while type(a0) is Var:
@@ -297,12 +318,22 @@ class Engine(Sampling, Replay, Cleanup):
                         continue
                     if kind == DET:
                         steps += 1
+                        if steps >= check_at and self.coroutining:
+                            woken = self._wake(f)
+                            if woken is not f:
+                                f = woken
+                                continue
                         if pred.fn(self, *args):
                             f = nxt
                         else:
                             f = None
                         continue
                     if kind == CONTROL:
+                        if steps >= check_at and self.coroutining:
+                            woken = self._wake(f)
+                            if woken is not f:
+                                f = woken
+                                continue
                         f = self._control(pred.fn, args, nxt, cb, pn, f, base)
                         if f is P_DONE:
                             self.steps = steps
@@ -331,6 +362,11 @@ class Engine(Sampling, Replay, Cleanup):
                         f = self._sbuiltin(pred, args, nxt, pn)
                         continue
                     raise AssertionError(f"unknown predicate kind {kind}")
+            except StartCoroutining:
+                # a builtin suspended the query's first goal (its work is done): look
+                # for woken goals at every step from now on
+                f = f[2]
+                check_at = steps
             except PrologError as e:
                 self.steps = steps
                 f = self._handle_error(e, base)

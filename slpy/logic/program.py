@@ -67,6 +67,7 @@ def _load_builtin_modules():
         importlib.import_module(f"slpy.logic.builtins.{mod}")
     importlib.import_module("slpy.logic.rationals")
     importlib.import_module("slpy.logic.tabling")
+    importlib.import_module("slpy.logic.coroutining")
     importlib.import_module("slpy.data.builtins")
     importlib.import_module("slpy.pcfg.builtins")
     importlib.import_module("slpy.bn.builtins")

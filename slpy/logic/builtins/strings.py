@@ -75,5 +75,9 @@ def bi_with_output_to(eng, sink, goal):
     if not is_sink(k):
         raise domain_error("output_sink", k)
     text = eng.call_capture(goal)
-    return text is not None and unify_sink(eng, k, text)
+    ok = text is not None and unify_sink(eng, k, text)
+    if ok and eng.started_inside:      # the goal suspended the query's first goal
+        from ..coroutining import StartCoroutining
+        raise StartCoroutining()
+    return ok
 
