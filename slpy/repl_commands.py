@@ -22,7 +22,7 @@ import os
 
 from .logic.db import DET, STOCH, SBUILTIN, USER
 from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
-from .terms.term import Atom, Struct, TRUE, Var, atom, deref, list_items, mklist, compare
+from .terms.term import Atom, Struct, Var, atom, deref, list_items, mklist, compare
 from .terms.walk import copy_term, resolve
 from .terms.errors import instantiation_error, type_error, domain_error
 from .terms.unify import undo_to

@@ -1,4 +1,6 @@
-"""setup_call_cleanup/3 and call_cleanup/2: a part of :class:`slpy.logic.engine.Engine`.
+"""Goals run inside a step: setup_call_cleanup/3 and call_cleanup/2, and the output
+a goal writes (with_output_to/2, format's ~@). A part of
+:class:`slpy.logic.engine.Engine`.
 
 ``'$call_cleanup'(Goal, Cleanup)`` pushes a CP_CLEANUP choice point and runs Goal
 above it. Cleanup runs once, when Goal is finished: it exits with no choice point left
@@ -59,3 +61,19 @@ class Cleanup:
         del cps[h:]
         for cp in reversed(live):
             self._fire_cleanup(cp, quiet)
+
+    def call_capture(self, goal):
+        """Run goal once with what it writes collected: the text, or None when it
+        fails (with_output_to/2, format's ~@)."""
+        buf: list = []
+        saved = self.out
+        self.out = buf.append
+        started = self.coroutining
+        run = self.solve(goal)
+        try:
+            text = "".join(buf) if next(run, None) else None
+        finally:
+            run.close()
+            self.out = saved
+        self.started_inside = self.coroutining and not started
+        return text

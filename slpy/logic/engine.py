@@ -8,9 +8,12 @@ backtracking. Stochastic predicates (labelled clauses, stochastic builtins) are 
 points that draw a candidate with probability proportional to its label, record a
 proof node, and on backtracking draw again among the untried candidates.
 
-The Engine class is in three parts: resolution and control here, stochastic choice
-points in sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py;
-kinds.py has the choice-point kinds, opcodes and modes they share.
+The Engine class is in parts: resolution and control here, stochastic choice points in
+sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, cleanup
+handlers and goals run inside a step in cleanup.py, suspended goals in coroutining.py;
+kinds.py has the choice-point kinds, opcodes and modes they share. This module is over
+500 lines because the main loop keeps the whole dispatch in one function (its locals
+are the fast path).
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from .sampling import Sampling
 from .replay import Replay
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
+from .tabling import guarded_tabled
 from .arith import DEADLINE
 
 
@@ -113,22 +117,6 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
     def write_err(self, text: str) -> None:
         import sys
         sys.stderr.write(text)
-
-    def call_capture(self, goal):
-        """Run goal once with what it writes collected: the text, or None when it
-        fails (with_output_to/2, format's ~@)."""
-        buf: list = []
-        saved = self.out
-        self.out = buf.append
-        started = self.coroutining
-        run = self.solve(goal)
-        try:
-            text = "".join(buf) if next(run, None) else None
-        finally:
-            run.close()
-            self.out = saved
-        self.started_inside = self.coroutining and not started
-        return text
 
     # -- goals as terms -----------------------------------------------------------
     def goal_frame(self, goal, nxt, cb, pn):
@@ -378,15 +366,6 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 self.steps = steps
                 f = self._handle_error(LimitExceeded(_resource("memory")), base)
 
-    def _guarded_tabled(self, pred, gargs, guard, nxt, cb, pn):
-        """Guard :: p(...) of a tabled p: the guard goes to the table's clauses, and
-        is part of the call's variant."""
-        impl = pred.tabled
-        goal = Struct(pred.name, gargs) if gargs else atom(pred.name)
-        inner = Struct(impl.name, gargs) if gargs else atom(impl.name)
-        args = (Struct("::", (guard, goal)), Struct("::", (guard, inner)))
-        return (self.db.get("$tbl_call", 2), args, nxt, cb, pn)
-
     def _unknown(self, pred) -> bool:
         """An undefined predicate: True when a library defining it was loaded, else
         what the `unknown` flag says (error, or a warning, or silent failure)."""
@@ -519,7 +498,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
             if pred.kind == STOCH:
                 return self._stoch(pred, gargs, guard, nxt, cb, pn)
             if pred.tabled is not None:
-                return self._guarded_tabled(pred, gargs, guard, nxt, cb, pn)
+                return guarded_tabled(self, pred, gargs, guard, nxt, cb, pn)
             # a guard passed to a plain predicate is ignored
             return (pred, gargs, nxt, cb, pn)
         if op == OP_CALL:
@@ -584,7 +563,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 self.steps += 1
                 return self._stoch(pred, gargs, left, nxt, cb, pn)
             if pred.tabled is not None:
-                return self._guarded_tabled(pred, gargs, left, nxt, cb, pn)
+                return guarded_tabled(self, pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
             _check_partial_list(args[2])

@@ -299,6 +299,16 @@ def bi_abolish_all_tables(eng):
     return True
 
 
+def guarded_tabled(eng, pred, gargs, guard, nxt, cb, pn):
+    """The frame of Guard :: p(...) for a tabled p: the guard goes to the table's
+    clauses, and is part of the call's variant."""
+    impl = pred.tabled
+    goal = Struct(pred.name, gargs) if gargs else atom(pred.name)
+    inner = Struct(impl.name, gargs) if gargs else atom(impl.name)
+    args = (Struct("::", (guard, goal)), Struct("::", (guard, inner)))
+    return (eng.db.get("$tbl_call", 2), args, nxt, cb, pn)
+
+
 # -- the directive ------------------------------------------------------------------------
 
 def _indicators(spec):
@@ -310,14 +320,9 @@ def _indicators(spec):
         return _indicators(spec.args[0]) + (
             [] if deref(spec.args[1]) is atom("[]") else _indicators(spec.args[1]))
     if type(spec) is Struct and spec.name in ("/", "//") and len(spec.args) == 2:
-        n, a = deref(spec.args[0]), deref(spec.args[1])
-        if type(n) is Var or type(a) is Var:
-            raise instantiation_error()
-        if type(n) is not Atom:
-            raise type_error("atom", n)
-        if type(a) is not int:
-            raise type_error("integer", a)
-        return [(n.name, a + 2 if spec.name == "//" else a)]
+        from .builtins.dbbi import indicator_parts
+        name, a = indicator_parts(*spec.args)
+        return [(name, a + 2 if spec.name == "//" else a)]
     if type(spec) is Struct and spec.name == "as" and len(spec.args) == 2:
         raise domain_error("table_option", spec.args[1])
     if type(spec) is Struct or type(spec) is Atom:

@@ -6,6 +6,7 @@ same program. From Python: ``Program.listing()`` and ``Program.portray_clause()`
 from __future__ import annotations
 
 from . import det
+from .dbbi import indicator_parts
 from ..db import DET, STOCH, USER
 from ...terms.term import Atom, Struct, Var, TRUE, atom, deref
 from ...terms.walk import copy_term
@@ -122,14 +123,7 @@ def _spec(t):
     if type(t) is Atom:
         return t.name, None
     if type(t) is Struct and t.name == "/" and len(t.args) == 2:
-        n, a = deref(t.args[0]), deref(t.args[1])
-        if type(n) is Var or type(a) is Var:
-            raise instantiation_error()
-        if type(n) is not Atom:
-            raise type_error("atom", n)
-        if type(a) is not int:
-            raise type_error("integer", a)
-        return n.name, a
+        return indicator_parts(*t.args)
     raise type_error("predicate_indicator", t)
 
 
