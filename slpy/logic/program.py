@@ -114,7 +114,7 @@ class Program:
             p.builtin = True
         self.libraries: set = set()
         self.tabled: dict = {}      # (name, arity) -> the name of its clauses' predicate
-        self.engine.autoload = self.autoload
+        self.engine.autoload = self._autoload
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
 
     # -- libraries loaded on first use (slpy/logic/lib, see slpy.logic.autoload) -----
@@ -134,7 +134,7 @@ class Program:
             self._loading_file = prev
         return True
 
-    def autoload(self, pred) -> bool:
+    def _autoload(self, pred) -> bool:
         """Called for an undefined predicate: load the library exporting it."""
         from .autoload import exports
         lib = exports().get((pred.name, pred.arity))
