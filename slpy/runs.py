@@ -110,7 +110,7 @@ class RunDir:
     def write_manifest(self, command: str, inputs: dict) -> None:
         """manifest.json: the format, slpy's version and the input files
         (role -> path, or None for an absent input)."""
-        from . import __version__
+        from ._version import __version__
         self.write_json("manifest.json", {
             "format": FORMAT, "command": command, "slpy_version": __version__,
             "inputs": {role: input_record(p) for role, p in inputs.items() if p}})

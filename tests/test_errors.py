@@ -5,7 +5,7 @@ import pickle
 import pytest
 
 from slpy.data import DataError
-from slpy.lang.reader import SlpSyntaxError, SlpSyntaxErrors
+from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.lang.tokens import LexicalError
 from slpy.logic.kinds import Halt, LimitExceeded
 from slpy.logic.program import LoadError, LoadErrors

@@ -15,7 +15,6 @@ import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
 from ..terms.term import Atom, Struct, deref, list_items
-from . import builtins as _builtins
 from .data import load_discrete_csv
 from .score import FamilyScorer
 
@@ -191,7 +190,7 @@ class BNFamily(ModelFamily):
 
     def bind(self, program, train, cfg) -> BNScorer:
         from ..mcmc.run import RunError
-        _builtins.attach(program.engine, train)
+        program.attach("bn", train)
         program.bn_data = train
         try:
             fs = FamilyScorer(train, score=cfg.get("score") or "bdeu",

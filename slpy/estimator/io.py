@@ -31,7 +31,7 @@ def _classes():
 def to_dict(est) -> dict:
     """The JSON-ready dict of a fitted estimator."""
     from sklearn.utils.validation import check_is_fitted
-    from .. import __version__
+    from .._version import __version__
     check_is_fitted(est)
     params = est.get_params(deep=False)
     params["prior"] = os.fspath(params["prior"])

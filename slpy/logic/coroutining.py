@@ -16,13 +16,11 @@ left undecided, ``'$when'(C, G, Done)`` runs G once (Done) when C holds.
 """
 from __future__ import annotations
 
-from . import builtins as _bi
-from ..terms.term import Var, Struct, atom, deref
+from ..terms.term import Var, Struct, deref
 from ..terms.unify import unify, undo_to
 from ..terms.walk import term_variables
-from ..terms.errors import instantiation_error, domain_error
 
-__all__ = ["Coroutining", "StartCoroutining", "residual_goals"]
+__all__ = ["Coroutining", "StartCoroutining", "residual_goals", "trial", "suspend_all"]
 
 
 class StartCoroutining(Exception):
@@ -123,9 +121,7 @@ def _identity_key(t) -> tuple:
     return tuple(out)
 
 
-# -- the predicates ---------------------------------------------------------------------
-
-def _trial(x, y, trail):
+def trial(x, y, trail):
     """Would x and y unify, and which variables would that bind? A variable bound to
     another variable names both: binding either of them later aliases the two."""
     mark = len(trail)
@@ -141,76 +137,7 @@ def _trial(x, y, trail):
     return ok, bound
 
 
-@_bi.det("$suspend", 2)
-def bi_suspend(eng, var, goal):
-    """'$suspend'(+Var, +Goal): run Goal when Var is bound."""
-    v = deref(var)
-    if type(v) is not Var:
-        raise domain_error("variable", v)
-    _suspend_all(eng, [v], goal)
-    return True
-
-
-@_bi.det("dif", 2)
-def bi_dif(eng, x, y):
-    """dif(@X, @Y): X and Y are different terms, now and after any later binding
-    (fails at once when they are identical; suspends while they might unify)."""
-    ok, bound = _trial(x, y, eng.trail)
-    if not ok:
-        return True
-    if not bound:
-        return False
-    _suspend_all(eng, bound, Struct("$dif", (x, y)))
-    return True
-
-
-_CONDS = {("nonvar", 1), ("ground", 1), ("?=", 2), (",", 2), (";", 2)}
-
-
-def _check_condition(c):
-    c = deref(c)
-    if type(c) is Var:
-        raise instantiation_error()
-    if not (type(c) is Struct and (c.name, len(c.args)) in _CONDS):
-        raise domain_error("when_condition", c)
-    if c.name in (",", ";"):
-        _check_condition(c.args[0])
-        _check_condition(c.args[1])
-
-
-def _holds(c, trail):
-    """Whether condition c holds now, and the variables whose binding may change that."""
-    c = deref(c)
-    if c.name == "nonvar":
-        a = deref(c.args[0])
-        return (True, []) if type(a) is not Var else (False, [a])
-    if c.name == "ground":
-        vs = term_variables(c.args[0])
-        return (not vs), vs[:1]
-    if c.name == "?=":
-        ok, bound = _trial(c.args[0], c.args[1], trail)
-        return (not ok or not bound), bound
-    a, va = _holds(c.args[0], trail)
-    b, vb = _holds(c.args[1], trail)
-    if c.name == ",":
-        return a and b, (va if not a else vb)
-    return a or b, va + vb
-
-
-@_bi.det("$when_cond", 4)
-def bi_when_cond(eng, cond, goal, done, result):
-    """'$when_cond'(+Cond, +Goal, ?Done, -R): R = true when Cond holds; else
-    '$when'(Cond, Goal, Done) is suspended on the variables it waits for."""
-    _check_condition(cond)
-    ok, wait = _holds(cond, eng.trail)
-    if not eng.unify(result, atom("true" if ok else "false")):
-        return False
-    if not ok:
-        _suspend_all(eng, wait, Struct("$when", (cond, goal, done)))
-    return True
-
-
-def _suspend_all(eng, vs, goal):
+def suspend_all(eng, vs, goal):
     """Suspend goal on each variable of vs; the first suspension of the query is
     signalled only after all are recorded."""
     start = not eng.coroutining
@@ -222,15 +149,3 @@ def _suspend_all(eng, vs, goal):
         eng.trail.append(_Undo(attrs, v, old))
     if start:
         raise StartCoroutining()
-
-
-@_bi.det("frozen", 2)
-def bi_frozen(eng, t, goal):
-    """frozen(@Term, -Goal): Goal is the conjunction of the goals suspended on the
-    variables of Term (freeze/2, dif/2, when/2), or true."""
-    gs = residual_goals(eng, t)
-    conj = atom("true")
-    for g in reversed(gs):
-        conj = g if conj is atom("true") else Struct(",", (g, conj))
-    return eng.unify(goal, conj)
-

@@ -11,17 +11,22 @@ proof node, and on backtracking draw again among the untried candidates.
 The Engine class is in parts: resolution and control here, stochastic choice points in
 sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, cleanup
 handlers and goals run inside a step in cleanup.py, suspended goals in coroutining.py;
-kinds.py has the choice-point kinds, opcodes and modes they share. This module is over
-500 lines because the main loop keeps the whole dispatch in one function (its locals
-are the fast path).
+kinds.py has the choice-point kinds, opcodes and modes they share.
+
+This module is over 500 lines because the resolution loop (``_run``), backtracking
+(``_backtrack``) and the control constructs (``_control``) read the same frame and
+choice-point layouts by position, and are hot: they stay in one module until the
+choice points get named layouts of their own, which is where it splits.
 """
 from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 
-from ..terms.term import Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist
+from ..terms.term import (Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist,
+                          list_items)
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
 from ..terms.errors import type_error, instantiation_error, existence_error
@@ -42,7 +47,7 @@ from .replay import Replay
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
 from .tabling import guarded_tabled
-from .arith import DEADLINE
+from .arith_checks import DEADLINE
 
 
 class Engine(Sampling, Replay, Cleanup, Coroutining):
@@ -92,7 +97,10 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         self.rp_forced_logp = 0.0
         self.rp_nforced = 0
         self.min_prob = 0.0
-        self.rowsets = None  # data-aware builtins attach their state here
+        self.program = None       # the Program this engine runs (set by the Program)
+        # The one place plugins keep state for this program: plugin name -> the
+        # plugin's own object (slpy.logic.plugins; e.g. "data": the row sets)
+        self.plugin_state: dict[str, object] = {}
         self.autoload = None  # the Program's library loader (undefined predicates)
         self.tables = None    # tabling.Tables, made on the first tabled call
         self.attrs: dict = {}  # variable -> goals suspended on it (coroutining.py)
@@ -115,7 +123,6 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         self.out(text)
 
     def write_err(self, text: str) -> None:
-        import sys
         sys.stderr.write(text)
 
     # -- goals as terms -----------------------------------------------------------
@@ -566,7 +573,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 return guarded_tabled(self, pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
-            _check_partial_list(args[2])
+            check_partial_list(args[2])
             results: list = []
             tail = NIL if op == OP_FINDALL else args[3]
             cps.append([CP_FINDALL, len(trail), self.plog, self.logp, results, args[2], nxt,
@@ -628,9 +635,8 @@ def _resource(what):
     return Struct("error", (Struct("resource_error", (atom(what),)), Var()))
 
 
-def _check_partial_list(t):
+def check_partial_list(t):
     """ISO: findall/bagof results must be a list or a partial list."""
-    from ..terms.term import list_items
     _, tail = list_items(t)
     if type(tail) is not Var and tail is not NIL:
         raise type_error("list", deref(t))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .arith import FUNCTIONS, register_function
+from .arith_functions import FUNCTIONS, register_function
 from ..terms.errors import type_error, evaluation_error
 from ..terms.rational import Rational, rational, is_rational
 

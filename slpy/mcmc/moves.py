@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..logic.builtins import UniformChoice
+from ..logic.plugins import UniformChoice
 from ..logic.db import SBUILTIN
 
 __all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves",

@@ -218,7 +218,7 @@ def run(cfg: dict, out, resume: bool = False, quiet: bool = False, force: bool =
     corrupt traces (slpy.mcmc.prepare). `limits`: Program() limits of the prior's
     queries (not settings: they change nothing unless reached). `warn(line)` gets the
     warnings (default: standard error)."""
-    from .. import __version__
+    from .._version import __version__
     from . import prepare
     warn = warn or (lambda line: print(line, file=sys.stderr))
     rd = RunDir(out, create=False)    # created once the checks below have passed

@@ -24,7 +24,7 @@ __all__ = ["exact"]
 
 
 def _set_params(program, specs):
-    from ..lang.reader import SlpSyntaxError
+    from ..lang.syntax_errors import SlpSyntaxError
     pairs = []
     for s in specs:
         name, eq, value = s.partition("=")
@@ -351,7 +351,7 @@ class _Report:
     def write(self, run, config, summary, rows, best, drawn, pred):
         from ..runs import FORMAT
         from ..data.dataset import dataset_hash
-        from .. import __version__
+        from .._version import __version__
         config = dict(config, format=FORMAT, version=__version__,
                       data_hash=dataset_hash(self.train) if self.train is not None else None)
         run.write_manifest("exact", {"prior": config["prior"], "data": config["data"],

@@ -126,6 +126,10 @@ def registries():
     for k in BUILTINS:
         if public(k):
             rows[k] = "builtin"
+    for plugin in p.plugins.values():
+        for k in plugin.builtins:
+            if public(k):
+                rows[k] = f"builtin (plugin {plugin.name})"
     for q in p.db.preds.values():
         k = (q.name, q.arity)
         if q.library and q.clauses and public(k):
@@ -137,7 +141,7 @@ def registries():
 
 
 def section() -> str:
-    from slpy.logic.arith import FUNCTIONS, CONSTANTS
+    from slpy.logic.arith_functions import FUNCTIONS, CONSTANTS
     out = [MARKER, "",
            "Every predicate a program can call without defining it (builtins, the core",
            "library `slpy/logic/library.pl` and the libraries of `slpy/logic/lib/`, loaded",

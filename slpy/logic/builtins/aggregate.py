@@ -11,7 +11,8 @@ as by is/2; max and min of no solutions fail.
 from __future__ import annotations
 
 from . import det
-from ..arith import FUNCTIONS, eval_arith
+from ..arith_functions import FUNCTIONS
+from ..arith import eval_arith
 from ...terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
 from ...terms.errors import instantiation_error, type_error, domain_error
 from .sorting import sorted_terms

@@ -12,7 +12,7 @@ from . import det
 from ...terms.term import Var, Atom, Struct, atom, deref
 from ...terms.walk import term_variables
 from ...terms.errors import instantiation_error, type_error, domain_error
-from ...lang.fmt import format_to_text
+from .fmt import format_to_text
 from ...terms.messages import describe_error
 from ...terms.writer import term_to_text
 

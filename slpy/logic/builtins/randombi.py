@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import time
 
-from . import det, stochastic, UniformChoice
+from . import det, stochastic
+from ..plugins import UniformChoice
 from ...terms.term import (Var, Struct, atom, deref, list_items, mklist, PrologError, NIL,
                            indicator)
 from ...terms.errors import instantiation_error, type_error
