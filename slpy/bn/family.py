@@ -172,7 +172,7 @@ class BNFamily(ModelFamily):
     folder = "dags"
 
     def load_data(self, cfg):
-        from ..mcmc.run import RunError
+        from ..errors import RunError
         from .predict import holdout_split, read_rows_like
         if cfg.get("bucket"):
             raise RunError("--bucket is for trees: a network's variables are categories")
@@ -189,7 +189,7 @@ class BNFamily(ModelFamily):
         return train.hash()
 
     def bind(self, program, train, cfg) -> BNScorer:
-        from ..mcmc.run import RunError
+        from ..errors import RunError
         program.attach("bn", train)
         program.bn_data = train
         try:

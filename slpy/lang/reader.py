@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
+from ..errors import PicklableError
 from ..terms.term import Atom, Struct, Var, atom, mklist
 from ..terms.ops import OpTable
 from .syntax_errors import SlpSyntaxError, SlpSyntaxErrors, source_line
@@ -47,7 +48,7 @@ from .tokens import (LEXICAL_ERRORS, NAME_TYPES, NUMBER_TYPES, LexicalError,
 __all__ = ["Reader", "ReadResult", "read_term_from_text", "parse_number", "grammar_path"]
 
 
-class _Fail(Exception):
+class _Fail(PicklableError):
     """Internal: a syntax error at token index ``index`` (turned into SlpSyntaxError)."""
 
     def __init__(self, index: int, kind: str, message: str, offset: int = 0):

@@ -365,10 +365,5 @@ class _Report:
         if self.train is not None:
             run.write_tree("map", self.tree(self.m.post.map()))
         if drawn:
-            import csv
-            with open(run.file("samples_exact.csv"), "w", newline="") as f:
-                w = csv.writer(f, lineterminator="\n")
-                w.writerow(["sample", "model", "log_prob"])
-                for i, dv in enumerate(drawn, 1):
-                    w.writerow([i, self._text(self.m.term(dv)),
-                                repr(round(self.m.post.log_prob(dv), 12))])
+            run.write_samples_exact([(self._text(self.m.term(dv)), self.m.post.log_prob(dv))
+                                     for dv in drawn])
