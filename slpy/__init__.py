@@ -9,7 +9,8 @@ __all__ = ["Program", "Sample", "Proof", "PrologError", "LoadErrors", "Var", "At
 # The scikit-learn estimators load on first use, so `import slpy` works without
 # scikit-learn (an optional extra: pip install 'slpy[sklearn]'). They stay out of
 # __all__ so that `from slpy import *` does too.
-_LAZY = {"BayesianTreeClassifier": "estimator", "BayesianTreeRegressor": "estimator"}
+_LAZY = {"BayesianTreeClassifier": "estimator", "BayesianTreeRegressor": "estimator",
+         "to_inference_data": "inference"}     # (ArviZ: an optional extra too)
 
 
 def __getattr__(name):

@@ -142,7 +142,7 @@ def seed_from(random_state) -> int:
 
 # ---- MCMC -----------------------------------------------------------------------------
 
-def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None):
+def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None, quiet: bool = True):
     """Run ``n_chains`` chains of ``cfg`` (slpy run's settings) on ``train``.
 
     Returns (trees, trace): trees as [(Tree, weight)] most visited first (ties by
@@ -152,13 +152,15 @@ def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None):
     model = mcmc_model(cfg, train)    # checks the prior and its parameters first
     with tempfile.TemporaryDirectory(prefix="slpy-fit-") as tmp:
         if n_chains == 1:
-            outs = [chain_on_data(cfg, train, None, 0, tmp, all_models=True, model=model)]
+            outs = [chain_on_data(cfg, train, None, 0, tmp, all_models=True, model=model,
+                                  quiet=quiet)]
         else:
             # each chain builds its own model: Prolog terms must not cross processes,
             # and a fresh model keeps the chains independent of n_jobs
             from joblib import Parallel, delayed
             outs = Parallel(n_jobs=n_jobs)(
-                delayed(chain_on_data)(cfg, train, None, i, tmp, all_models=True)
+                delayed(chain_on_data)(cfg, train, None, i, tmp, all_models=True,
+                                       quiet=quiet)
                 for i in range(n_chains))
         if any(o["result"].interrupted for o in outs):
             raise KeyboardInterrupt

@@ -9,9 +9,10 @@ from sklearn.utils.validation import validate_data
 from ..data.dataset import Dataset
 from ..trees.model import Leaf
 from .base import BayesianTreeBase, _SHARED, _choice
+from .interpret import RegressorInterpretMixin
 
 
-class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
+class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTreeBase):
     """Bayesian regression trees under an SLP prior (GROWTREE by default).
 
     Leaves score the response by the conjugate normal model of Chipman, George &
@@ -33,7 +34,7 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
                  burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
                  delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, verbose=0):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -54,6 +55,7 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
         self.bucket = bucket
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit the posterior over trees to X [n_samples, n_features] and numbers y."""
