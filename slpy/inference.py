@@ -16,18 +16,16 @@ the shortest chain):
 
 The pointwise log-likelihood of a tree draw. The sampler integrates the leaf
 parameters out, so a draw is a tree T alone, and the rows are not independent given
-T (they are exchangeable within a leaf). ``pointwise="draw"`` (the default) completes
-each draw with leaf parameters theta drawn from their conjugate posterior given T and
-the data (class probabilities ~ Dirichlet(counts + alpha); for regression sigma^2 and
-the leaf means of the normal model), which makes (T, theta) a draw from the joint
-posterior given which the rows are independent, and records log p(y_i | T, theta):
-the standard conditional likelihood, so ``az.loo``, ``az.waic``, their ``p_loo`` /
-``p_waic`` and the Pareto k diagnostic mean what ArviZ says they mean. The draws come
-from ``random_state``, so the same seed gives the same values. ``pointwise="loo"``
-records log p(y_i | T, y_-i), the leave-one-out predictive within T (theta integrated
-out): PSIS-LOO with it estimates the same elpd_loo (p(T | y_-i) / p(T | y) is
-proportional to 1 / p(y_i | T, y_-i)) without the Monte Carlo noise of theta, but its
-in-sample lppd, hence p_loo and WAIC, are not the usual ones.
+T (they are exchangeable within a leaf). Each draw is completed with leaf parameters
+theta drawn from their conjugate posterior given T and the data (class probabilities
+~ Dirichlet(counts + alpha); for regression sigma^2 and the leaf means of the normal
+model), which makes (T, theta) a draw from the joint posterior, given which the rows
+are independent; the group holds log p(y_i | T, theta), the standard conditional
+likelihood, so that az.loo, az.waic, p_loo and the Pareto k diagnostic mean what
+ArviZ says they mean. theta comes from ``random_state``: the same seed gives the same
+values. (The leave-one-out predictive within the tree, log p(y_i | T, y_-i), would
+estimate the same elpd_loo without theta's noise, but takes few distinct values, on
+which PSIS's Pareto fit fails: infinite k, or a NaN elpd_loo.)
 """
 from __future__ import annotations
 
@@ -55,16 +53,15 @@ def _rng(random_state):
     return np.random.default_rng(random_state)
 
 
-def to_inference_data(run, *, random_state=0, pointwise: str = "draw", thin: int = 1,
-                      log_likelihood: bool = True):
+def to_inference_data(run, *, random_state=0, thin: int = 1, log_likelihood: bool = True):
     """An ``arviz.InferenceData`` of the MCMC run in the run directory ``run`` (a path,
     or a run read by ``slpy.report.rundir.load_run``). ``random_state`` (an int or a
-    numpy Generator) draws the leaf parameters of ``pointwise="draw"``; ``thin`` keeps
+    numpy Generator) draws the leaf parameters of the pointwise log-likelihood; ``thin`` keeps
     every thin-th draw; ``log_likelihood=False`` leaves out the pointwise
     log-likelihood (and the training data it needs)."""
     from .report.rundir import load_run, read_trace
     az = _arviz()
-    _check(pointwise, thin)
+    _check(thin)
     if isinstance(run, (str, os.PathLike)):
         run = load_run(run)
     if run.kind != "mcmc":
@@ -86,16 +83,13 @@ def to_inference_data(run, *, random_state=0, pointwise: str = "draw", thin: int
     if family == "tree" and log_likelihood:
         draws = [_chain_tree_ids(run.path / f"chain_{c.index}", t["model"][keep])
                  for c, t in zip(run.chains, traces)]
-        groups = _tree_groups(run, draws, _rng(random_state), pointwise, dims, coords)
-    attrs = {"slpy_run": str(run.path), "pointwise_log_likelihood": pointwise,
-             "family": family}
+        groups = _tree_groups(run, draws, _rng(random_state), dims, coords)
+    attrs = {"slpy_run": str(run.path), "family": family}
     return az.from_dict(posterior=posterior, sample_stats=sample_stats, coords=coords,
                         dims=dims, attrs=attrs, **groups)
 
 
-def _check(pointwise, thin):
-    if pointwise not in ("draw", "loo"):
-        raise ValueError(f"pointwise must be 'draw' or 'loo', got {pointwise!r}")
+def _check(thin):
     if not (isinstance(thin, (int, np.integer)) and thin >= 1):
         raise ValueError(f"thin must be an integer >= 1, got {thin!r}")
 
@@ -140,7 +134,7 @@ def _chain_tree_ids(chain_dir: Path, model_ids) -> list:
     return [key[int(i)] for i in model_ids]
 
 
-def _tree_groups(run, draws, rng, pointwise, dims, coords) -> dict:
+def _tree_groups(run, draws, rng, dims, coords) -> dict:
     from .report.predict import load_run_data, tree_from_canonical
     from .trees.interpret import WeightedTrees
     data = load_run_data(run)
@@ -156,8 +150,7 @@ def _tree_groups(run, draws, rng, pointwise, dims, coords) -> dict:
     wt = WeightedTrees(trees, np.ones(len(trees)), train.task, train.n_features,
                        alpha=data.alpha, normal=_normal_of(train))
     ids = np.array([[index[k] for k in ch] for ch in draws], dtype=np.int64)
-    return pointwise_groups(wt, ids, train.X, train.y, _labels(train), rng, pointwise,
-                            dims, coords)
+    return pointwise_groups(wt, ids, train.X, train.y, _labels(train), rng, dims, coords)
 
 
 def _normal_of(train):
@@ -174,7 +167,7 @@ def _labels(train):
     return np.asarray(train.y, dtype=np.float64)
 
 
-def pointwise_groups(wt, ids, X, y, observed, rng, pointwise, dims, coords) -> dict:
+def pointwise_groups(wt, ids, X, y, observed, rng, dims, coords) -> dict:
     """observed_data and log_likelihood groups: ids [chains, draws] index wt.trees."""
     ll = np.empty(ids.shape + (len(y),))
     first = {}
@@ -182,18 +175,17 @@ def pointwise_groups(wt, ids, X, y, observed, rng, pointwise, dims, coords) -> d
         first.setdefault(int(t), pos)
     for t in sorted(first, key=first.get):
         where = np.nonzero(ids == t)
-        ll[where] = wt.pointwise_log_lik(t, X, y, len(where[0]), rng, pointwise)
+        ll[where] = wt.pointwise_log_lik(t, X, y, len(where[0]), rng)
     dims["y"] = ["row"]
     coords["row"] = np.arange(len(y))
     return {"observed_data": {"y": observed}, "log_likelihood": {"y": ll}}
 
 
-def estimator_inference_data(est, X=None, y=None, *, random_state=0,
-                             pointwise: str = "draw", thin: int = 1):
+def estimator_inference_data(est, X=None, y=None, *, random_state=0, thin: int = 1):
     """est.to_inference_data(): the estimator's trace_ and trees_ with the training
     data (given, or kept from fit)."""
     az = _arviz()
-    _check(pointwise, thin)
+    _check(thin)
     if est.trace_ is None:
         raise ValueError(f"{type(est).__name__}: method='exact' has no chains to make an "
                          f"InferenceData of")
@@ -212,7 +204,7 @@ def estimator_inference_data(est, X=None, y=None, *, random_state=0,
     dims, coords = {}, {}
     wt = est._weighted_trees()
     groups = pointwise_groups(wt, col("tree", np.int64), X, y, observed,
-                              _rng(random_state), pointwise, dims, coords)
-    attrs = {"estimator": type(est).__name__, "pointwise_log_likelihood": pointwise}
+                              _rng(random_state), dims, coords)
+    attrs = {"estimator": type(est).__name__}
     return az.from_dict(posterior=posterior, sample_stats=sample_stats, coords=coords,
                         dims=dims, attrs=attrs, **groups)

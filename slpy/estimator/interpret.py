@@ -94,16 +94,16 @@ class InterpretMixin:
             else np.random.default_rng(random_state)
         return self._weighted_trees().sample_y(X, int(n_samples), rng)
 
-    def to_inference_data(self, X=None, y=None, *, random_state=0, pointwise="draw",
-                          thin=1):
+    def to_inference_data(self, X=None, y=None, *, random_state=0, thin=1):
         """An arviz.InferenceData of the MCMC posterior: posterior (log_lik, leaves,
         depth per chain and draw), sample_stats (accepted, choice_points),
         observed_data and the pointwise log_likelihood of the training rows (X, y:
-        the data given to fit, kept in memory; pass them after load). See
-        slpy.inference for `pointwise` ("draw" or "loo")."""
+        the data given to fit, kept in memory; pass them after load): log p(y_i |
+        tree, leaf parameters) with the leaf parameters drawn from their posterior
+        given the tree (random_state: an int or a Generator). thin: keep every
+        thin-th draw."""
         from ..inference import estimator_inference_data
-        return estimator_inference_data(self, X, y, random_state=random_state,
-                                        pointwise=pointwise, thin=thin)
+        return estimator_inference_data(self, X, y, random_state=random_state, thin=thin)
 
     def _training_rows(self, X, y):
         """(X, y as the likelihood sees it, y as observed) of the training data,

@@ -281,51 +281,17 @@ class WeightedTrees:
         return mu, sigma2
 
     # ---- pointwise log-likelihood --------------------------------------------------------
-    def pointwise_log_lik(self, t: int, X, y, m: int, rng=None, how: str = "draw"
-                          ) -> np.ndarray:
-        """log p(y_i | ...) of each training row (X, y; class codes for classification)
-        for m draws of tree t, [m, n]. how="draw": given the tree and leaf parameters
-        drawn from their posterior given the tree (rng), one draw per row of the
-        result; how="loo": the leave-one-out predictive within the tree,
-        log p(y_i | T, y_-i), the leaf parameters integrated out (no randomness)."""
-        X = np.asarray(X, dtype=np.float64)
-        leaf = self.leaf_of(t, X)
-        if how == "loo":
-            return np.broadcast_to(self._loo(t, leaf, y), (m, len(leaf)))
-        if how != "draw":
-            raise ValueError(f"pointwise must be 'draw' or 'loo', got {how!r}")
+    def pointwise_log_lik(self, t: int, X, y, m: int, rng) -> np.ndarray:
+        """log p(y_i | T, theta) of each training row (X, y; class codes for
+        classification) for m draws of tree t's leaf parameters theta from their
+        posterior given the tree, [m, n] (slpy.inference says why)."""
+        leaf = self.leaf_of(t, np.asarray(X, dtype=np.float64))
         params = self.draw_leaf_params(t, m, rng)
         if self.task == "classification":
             return np.log(params[:, leaf, np.asarray(y)])
         mu, sigma2 = params
         r = np.asarray(y, dtype=np.float64)[None, :] - mu[:, leaf]
         return -0.5 * (np.log(2 * np.pi * sigma2)[:, None] + r * r / sigma2[:, None])
-
-    def _loo(self, t: int, leaf, y) -> np.ndarray:
-        _, s = self.leaf_table(t)
-        if self.task == "classification":
-            y = np.asarray(y)
-            c = s[leaf, y] - 1 + self.alpha[y]                # row i taken out
-            return np.log(c / (s[leaf].sum(axis=1) - 1 + self.alpha.sum()))
-        from scipy.special import gammaln
-        h = self.normal
-        y = np.asarray(y, dtype=np.float64)
-        _, n_all, Q, N = self.normal_leaf(t)
-        n, tot, css = s[leaf, 0], s[leaf, 1], s[leaf, 2]
-        ybar = tot / n
-        n1 = n - 1                                             # the leaf without row i
-        ybar1 = np.divide(tot - y, n1, out=np.zeros_like(y), where=n1 > 0)
-        css1 = np.where(n1 > 0, css - (y - ybar) ** 2 * n / np.maximum(n1, 1), 0.0)
-
-        def shift(k, yb):
-            return np.where(k > 0, k * h["a"] / (k + h["a"]) * (yb - h["mu_bar"]) ** 2, 0.)
-        Q1 = Q - (css + shift(n, ybar)) + (css1 + shift(n1, ybar1))
-        df = N - 1 + h["nu"]
-        loc = (tot - y + h["a"] * h["mu_bar"]) / (n1 + h["a"])
-        scale2 = (Q1 + h["nu"] * h["lam"]) / df * (1 + 1 / (n1 + h["a"]))
-        z2 = (y - loc) ** 2 / scale2
-        return (gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * np.log(df * np.pi * scale2)
-                - (df + 1) / 2 * np.log1p(z2 / df))
 
     # ---- partial dependence ----------------------------------------------------------------
     def partial_dependence(self, X, feature: int, grid, coverage: float = 0.9) -> dict:

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from slpy.trees.interpret import WeightedTrees, make_grid, weighted_quantile
-from slpy.trees.likelihood import normal_tree_log_likelihood, tree_log_likelihood
+from slpy.trees.interpret import make_grid, weighted_quantile
+from slpy.trees.likelihood import tree_log_likelihood
 from slpy.trees.model import Leaf, Split
 
 from ..conftest import EXAMPLES
@@ -247,47 +247,53 @@ def test_partial_dependence_by_name_and_bad_input(clf):
 
 # ---- pointwise log-likelihood ----------------------------------------------------------------
 
-def test_loo_pointwise_is_the_ratio_of_marginal_likelihoods(clf, reg):
-    """log p(y_i | T, y_-i) = log p(y | T) - log p(y_-i | T), the right side from the
-    likelihood kernels written from scratch."""
-    for est, X, y in (clf, reg):
-        wt = est._weighted_trees()
-        classify = est._task == "classification"
-        yy = np.searchsorted(est.classes_, y) if classify else y
-        for t in range(3):
-            tree = wt.trees[t]
-            leaves = leaf_rows(tree, X)
-            loo = wt.pointwise_log_lik(t, X, yy, 1, how="loo")[0]
-            if classify:
-                def lik(ls):
-                    return tree_log_likelihood(yy, ls, alpha=est.dirichlet_alpha,
-                                               n_classes=2)
-            else:
-                h = est._normal
-
-                def lik(ls):
-                    return normal_tree_log_likelihood(y, ls, **h)
-            full = lik(leaves)
-            for i in range(0, len(y), 7):
-                without = [r[r != i] for r in leaves]
-                assert np.isclose(loo[i], full - lik(without), atol=1e-9)
-
-
-def test_draw_pointwise_draws_the_leaf_posterior(clf):
+def test_pointwise_draws_the_leaf_posterior_classification(clf):
     """Draws of theta given T: the mean of p(y_i | T, theta) is the leaf's posterior
-    predictive, and the mean of 1 / p(y_i | T, theta) is 1 / p(y_i | T, y_-i) (the
-    identity PSIS-LOO rests on), for rows whose class has 3 rows or more in the leaf."""
+    predictive, and the mean of 1 / p(y_i | T, theta) is 1 / p(y_i | T, y_-i) = p(y_-i
+    | T) / p(y | T) (the identity PSIS-LOO rests on; the right side from the
+    likelihood kernel written from scratch), for rows whose class has 3 rows or more
+    in the leaf (where its variance is finite)."""
     est, X, y = clf
     wt = est._weighted_trees()
     yy = np.searchsorted(est.classes_, y)
-    rng = np.random.default_rng(0)
-    ll = wt.pointwise_log_lik(0, X, yy, 40000, rng, how="draw")
-    leaf = wt.leaf_of(0, X)
-    c = wt.leaf_table(0)[1]
     a = est.dirichlet_alpha
-    pred = (c[leaf, yy] + a) / (c[leaf].sum(axis=1) + 2 * a)
-    assert np.allclose(np.exp(ll).mean(axis=0), pred, rtol=0.02)
-    loo = wt.pointwise_log_lik(0, X, yy, 1, how="loo")[0]
-    ok = c[leaf, yy] >= 3
-    assert ok.sum() > 40
-    assert np.allclose(np.exp(-ll[:, ok]).mean(axis=0), np.exp(-loo[ok]), rtol=0.05)
+    for t in range(2):
+        ll = wt.pointwise_log_lik(t, X, yy, 40000, np.random.default_rng(t))
+        leaf = wt.leaf_of(t, X)
+        c = wt.leaf_table(t)[1]
+        pred = (c[leaf, yy] + a) / (c[leaf].sum(axis=1) + 2 * a)
+        assert np.allclose(np.exp(ll).mean(axis=0), pred, rtol=0.02)
+        members = leaf_rows(wt.trees[t], X)
+
+        def lik(ls):
+            return tree_log_likelihood(yy, ls, alpha=a, n_classes=2)
+        full = lik(members)
+        rows = np.nonzero(c[leaf, yy] >= 3)[0]
+        assert len(rows) > 40
+        for i in rows[::5]:
+            loo = full - lik([r[r != i] for r in members])
+            assert np.isclose(np.exp(-ll[:, i]).mean(), np.exp(-loo), rtol=0.05), i
+
+
+def test_pointwise_draws_the_leaf_posterior_regression(reg):
+    """Draws of (sigma^2, leaf means) given T: the mean of p(y_i | T, theta) is the
+    Student-t posterior predictive at y_i, and the draws have the moments of
+    sigma^2 ~ InvGamma((N + nu)/2, (Q + nu lam)/2), mu_i | sigma^2 ~ N(m_i, sigma^2 /
+    (n_i + a))."""
+    est, X, y = reg
+    wt = est._weighted_trees()
+    h = est._normal
+    ll = wt.pointwise_log_lik(0, X, y, 40000, np.random.default_rng(0))
+    m, n, Q, N = wt.normal_leaf(0)
+    leaf = wt.leaf_of(0, X)
+    df = N + h["nu"]
+    scale = np.sqrt((Q + h["nu"] * h["lam"]) / df * (1 + 1 / (n[leaf] + h["a"])))
+    dens = stats.t.pdf(y, df, m[leaf], scale)
+    assert np.allclose(np.exp(ll).mean(axis=0), dens, rtol=0.02)
+    mu, sigma2 = wt.draw_leaf_params(0, 40000, np.random.default_rng(1))
+    shape, rate = (N + h["nu"]) / 2, (Q + h["nu"] * h["lam"]) / 2
+    assert np.isclose(sigma2.mean(), stats.invgamma.mean(shape, scale=rate), rtol=0.01)
+    assert np.isclose(sigma2.var(), stats.invgamma.var(shape, scale=rate), rtol=0.05)
+    sd = np.sqrt(sigma2.mean() / (n + h["a"]))
+    assert (np.abs(mu.mean(axis=0) - m) < 4 * sd / np.sqrt(40000)).all()
+    assert np.allclose(mu.std(axis=0), sd, rtol=0.02)
