@@ -165,7 +165,10 @@ class Progress:
         if self.t0 is None:
             self.t0, self.last, self.first = now, now, done
             if sys.stderr.isatty() or _in_notebook():
-                from tqdm.auto import tqdm     # a widget in Jupyter, text elsewhere
+                import warnings
+                with warnings.catch_warnings():   # without ipywidgets: text, and a warning
+                    warnings.simplefilter("ignore")
+                    from tqdm.auto import tqdm    # a widget in Jupyter, text elsewhere
                 self.bar = tqdm(total=self.total, initial=done, desc=self.label, unit="it",
                                 mininterval=0.5, file=sys.stderr)
             return
