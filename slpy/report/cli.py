@@ -47,17 +47,21 @@ def _one_line_errors(fn):
                    "priors only).")
 @_one_line_errors
 def report_cmd(run_dir, out, top, test, exact):
-    """Figures and a summary page (report.md) of run directories."""
+    """Figures and a summary page (report.md, and report.html with everything inlined)
+    of run directories."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise click.ClickException("slpy report draws with matplotlib, which is not "
                                    "installed: pip install 'slpy[plots]'")
     from .page import make_report
+    from .html import write_html
     path, warnings = make_report(list(run_dir), out, top, test, exact)
+    write_html(path)
     for w in warnings:
         click.echo(f"warning: {w}: the chains have not mixed")
     click.echo(f"report: {path / 'report.md'}")
+    click.echo(f"report: {path / 'report.html'}")
 
 
 @click.command("predict")

@@ -8,6 +8,8 @@ Writes into the output directory:
     trace_log_lik.png       log-likelihood trajectories (and trace_leaves, trace_depth)
     seed_scatter.png        class probabilities of each pair of runs (with test rows)
     seed_differences.png    histogram of their differences
+    feature_inclusion.png   posterior inclusion probability of each feature (interpret.py)
+    partial_dependence.png  partial dependence with credible bands
     trees/tree_K.png        the runs' most visited, highest-likelihood and MAP trees,
                             with tree_K.dot (Graphviz) and tree_K.txt (export_text)
 """
@@ -247,6 +249,9 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     lines += _agreement_section(pred, agree, figs) + [""]
     if dist:
         lines += _exact_section(dist) + [""]
+    from .interpret import interpretation_section
+    feature_lines, features = interpretation_section(runs, out)
+    lines += feature_lines
     lines += ["## Trees", "",
               "Each tree as a drawing, as Graphviz DOT and as text; \"yes\" (feature <= "
               "threshold) goes left, leaves show the training rows of each class.", ""]
@@ -262,6 +267,6 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     numbers = {"runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],
                "convergence": conv, "top_trees": table,
                "prediction_rows": pred.get("note"), "agreement": agree,
-               "exact": dist or None}
+               "exact": dist or None, "features": features or None}
     (out / "report.json").write_text(json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     return out, warnings
