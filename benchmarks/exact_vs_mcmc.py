@@ -88,7 +88,7 @@ def parse_canonical(s: str):
 def to_term(t):
     """A model term node(F, V, L, R) / leaf(rows(0)) (leaves' rows are not compared by
     TreePosterior.derivation_of)."""
-    from slpy.logic.terms import Atom, Struct
+    from slpy.terms.term import Atom, Struct
     if t[0] == "leaf":
         return Struct("leaf", (Struct("rows", (0,)),))
     v = int(t[1]) if t[1] == int(t[1]) else t[1]

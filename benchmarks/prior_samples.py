@@ -27,7 +27,7 @@ def rate(samples: int, seed: int) -> float:
     goal, _ = p.parse_query("cart(T)")
     eng = p.engine
     rng = np.random.default_rng(seed)
-    from slpy.logic.terms import copy_term
+    from slpy.terms.walk import copy_term
     for _ in range(samples // 5):  # warm the row-set caches
         eng.run_sampling(copy_term(goal), rng)
     t0 = time.perf_counter()

@@ -1,5 +1,5 @@
 """slpy: stochastic logic programs as priors over models, and Bayesian C&RT."""
-from .logic.terms import Var, Atom, Struct, PrologError
+from .terms.term import Var, Atom, Struct, PrologError
 from .logic.program import Program, Sample, Proof, LoadErrors
 
 __version__ = "0.1.0"

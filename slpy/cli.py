@@ -198,7 +198,7 @@ def repl(files, seed, pure, params, history, data, target, missing, timeout, max
 def _load_or_report(program, path) -> bool:
     """Consult path; print its load errors one a line and return False if any."""
     from .logic.program import LoadErrors
-    from .logic.terms import PrologError
+    from .terms.term import PrologError
     from .logic.kinds import Halt
     from .repl import format_load_error, format_error
     try:
@@ -219,7 +219,7 @@ def _load_or_report(program, path) -> bool:
 def default_query(program, path) -> str | None:
     """The first predicate defined in the file, called with fresh variables
     (``cart(A)``); None when the file defines none."""
-    from .lang.writer import atom_text, var_letter_name
+    from .terms.text import atom_text, var_letter_name
     first = None
     for pred in program.db.preds.values():
         if pred.builtin or pred.library:
@@ -237,8 +237,8 @@ def default_query(program, path) -> str | None:
 
 
 def _fresh_names(*terms) -> dict:
-    from .logic.terms import Var, Struct, deref
-    from .lang.writer import var_letter_name
+    from .terms.term import Var, Struct, deref
+    from .terms.text import var_letter_name
     names = {}
     stack = list(reversed(terms))
     while stack:
@@ -273,10 +273,10 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     """Draw samples from a prior and print them."""
     import numpy as np
     from .logic.program import Program
-    from .logic.terms import PrologError
+    from .terms.term import PrologError
     from .logic.kinds import Halt
     from .lang.reader import SlpSyntaxError
-    from .lang.writer import term_to_text
+    from .terms.writer import term_to_text
     from .repl import format_error
     from .repl_commands import sample_once, proof_json
     pairs = _param_pairs(params)
@@ -384,7 +384,7 @@ for _n in range(2, 8):
 
 def _called(body):
     """(name, arity) of each predicate a clause body calls, meta-calls included."""
-    from .logic.terms import Atom, Struct, deref
+    from .terms.term import Atom, Struct, deref
     stack = [(body, 0)]
     while stack:
         g, extra = stack.pop()
@@ -444,7 +444,7 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Prob
     predicates, labelled predicates whose constant labels do not sum to 1 and singleton
     variables."""
     from .logic.program import Program, LoadErrors
-    from .logic.terms import PrologError
+    from .terms.term import PrologError
     from .logic.kinds import Halt
     from .logic.db import STOCH
     from .lang.reader import Reader, SlpSyntaxError

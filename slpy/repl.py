@@ -30,10 +30,11 @@ from .logic.program import Program, LoadErrors
 from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
                           CP_DISABLED, CP_PURE, CP_FENCE)
 from .logic.proof import build_tree
-from .logic.terms import Var, Struct, PrologError, deref, compare
+from .terms.term import Var, Struct, PrologError, deref, compare
 from .lang.reader import SlpSyntaxError
 from .lang.tokens import tokenize
-from .lang.writer import term_to_text, var_letter_name
+from .terms.writer import term_to_text
+from .terms.text import var_letter_name
 from .logic.builtins.typecheck import is_acyclic
 from . import repl_commands
 

@@ -24,10 +24,12 @@ import os
 
 from .logic.db import DET, STOCH, SBUILTIN, USER
 from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
-from .logic.terms import (Atom, Struct, TRUE, Var, atom, copy_term, deref, list_items, mklist,
-                          instantiation_error, type_error, domain_error, compare, resolve,
-                          undo_to)
-from .lang.writer import term_to_text, var_letter_name
+from .terms.term import Atom, Struct, TRUE, Var, atom, deref, list_items, mklist, compare
+from .terms.walk import copy_term, resolve
+from .terms.errors import instantiation_error, type_error, domain_error
+from .terms.unify import undo_to
+from .terms.writer import term_to_text
+from .terms.text import var_letter_name
 
 # -- registering ------------------------------------------------------------------------
 
@@ -345,7 +347,7 @@ def proof_json(tree, ops=None) -> list:
 def _clause_var_names(parts) -> dict:
     """portray_clause's names: A, B, ... for variables occurring twice or more, _ for
     singletons (write_canonical's rule, over all the parts together)."""
-    from .lang.writer import canonical_var_names
+    from .terms.text import canonical_var_names
     return canonical_var_names(Struct("$", tuple(x for x in parts if x is not None)))
 
 

@@ -9,7 +9,8 @@ from slpy.lang.reader import SlpSyntaxError, SlpSyntaxErrors
 from slpy.lang.tokens import LexicalError
 from slpy.logic.kinds import Halt, LimitExceeded
 from slpy.logic.program import LoadError, LoadErrors
-from slpy.logic.terms import type_error, atom, Struct, Var
+from slpy.terms.errors import type_error
+from slpy.terms.term import atom, Struct, Var
 from slpy.mcmc.run import RunError
 from slpy.pcfg.grammar import GrammarTooLarge
 from slpy.pcfg.tabled import CompileError

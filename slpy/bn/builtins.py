@@ -16,8 +16,8 @@ The checks are builtins because a prior replays them at every step of the sample
 from __future__ import annotations
 
 from ..logic.builtins import det
-from ..logic.terms import (Struct, Var, atom, deref, existence_error,
-                           instantiation_error, list_items, mklist, type_error)
+from ..terms.term import Struct, Var, atom, deref, list_items, mklist
+from ..terms.errors import existence_error, instantiation_error, type_error
 
 
 def attach(engine, data) -> None:

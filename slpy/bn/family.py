@@ -14,7 +14,7 @@ import json
 import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
-from ..logic.terms import Atom, Struct, deref, list_items
+from ..terms.term import Atom, Struct, deref, list_items
 from . import builtins as _builtins
 from .data import load_discrete_csv
 from .score import FamilyScorer
@@ -75,7 +75,7 @@ class BNScorer(Scorer):
             for i, ps in enumerate(parent_sets)) + "])"
 
     def check(self, term):
-        from ..lang.writer import term_to_text
+        from ..terms.writer import term_to_text
         bad = f"not a DAG dag([Node-Parents, ...]) on this data's variables " \
               f"({', '.join(self.names)}): {term_to_text(term, quoted=True)[:60]}"
         try:
@@ -95,7 +95,7 @@ class BNScorer(Scorer):
 
 
 def _quote(name: str) -> str:
-    from ..lang.writer import term_to_text
+    from ..terms.writer import term_to_text
     return term_to_text(Atom(name), quoted=True)
 
 
@@ -113,7 +113,7 @@ def _acyclic(parent_sets) -> bool:
 def _key_term(key: str):
     """A BN key (BNScorer.key_of) read back as a term."""
     from ..lang.reader import read_term_from_text
-    from ..lang.ops import OpTable
+    from ..terms.ops import OpTable
     return read_term_from_text(key, OpTable(), {})[0]
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..logic.terms import Atom, Struct, deref
+from ..terms.term import Atom, Struct, deref
 
 __all__ = ["parents_move", "parents_applies", "check_name"]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..logic.builtins import det, stochastic, UniformChoice
-from ..logic.terms import (Var, Atom, Struct, deref, atom, mklist, instantiation_error,
-                           type_error, domain_error, existence_error)
+from ..terms.term import Var, Atom, Struct, deref, atom, mklist
+from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 
 ROWS = "rows"
 
@@ -206,7 +206,7 @@ def has_split(eng, r, m):
 
 def _forbidden(eng, t):
     """F-(Lo-Hi) items: thresholds Lo =< T < Hi of feature F are excluded."""
-    from ..logic.terms import list_items
+    from ..terms.term import list_items
     from ..logic.arith import eval_arith
     out = []
     for it in list_items(t)[0]:

@@ -98,7 +98,7 @@ def mcmc_model(cfg: dict, train):
 def _set_params(program, prior_params: dict, label) -> None:
     """Set the prior's parameters (text is read as a Prolog term), each of which the
     prior must declare."""
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     for key, value in prior_params.items():
         if key not in program.params:
             declared = ", ".join(sorted(program.params)) or "none"
@@ -116,7 +116,7 @@ def _set_params(program, prior_params: dict, label) -> None:
 def _prior_errors(label):
     """Turn the errors of loading a prior into one-line ValueErrors."""
     from ..logic.program import LoadErrors
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     try:
         yield
     except LoadErrors as e:
@@ -207,7 +207,7 @@ def trace_arrays(lists: dict) -> dict:
 
 def fit_exact(program, query: str, train, dirichlet_alpha: float, seed: int):
     """The exact posterior (a TreePosterior) of a tree-family prior on ``train``."""
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..pcfg.compile import CompileError, compile_exact
     from ..pcfg.grammar import GrammarTooLarge
     from ..trees.likelihood import DirichletLikelihood

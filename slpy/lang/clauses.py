@@ -8,8 +8,8 @@ recovered by walking down the rightmost operand of the label's operators to the
 """
 from __future__ import annotations
 
-from ..logic.terms import (Var, Atom, Struct, deref, NIL, PrologError, type_error,
-                           instantiation_error)
+from ..terms.term import Var, Atom, Struct, deref, NIL, PrologError
+from ..terms.errors import type_error, instantiation_error
 
 LABEL_OPS = ("::", ":")
 # atoms that are arithmetic constants, so `pi : h` is a label and `lists : h` a module

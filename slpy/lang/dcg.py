@@ -1,8 +1,8 @@
 """Definite clause grammar translation (`Head --> Body`), as SWI-Prolog does it."""
 from __future__ import annotations
 
-from ..logic.terms import Var, Atom, Struct, deref, NIL, mklist, list_items, type_error, \
-    instantiation_error
+from ..terms.term import Var, Atom, Struct, deref, NIL, mklist, list_items
+from ..terms.errors import type_error, instantiation_error
 
 
 def _eq(a, b):

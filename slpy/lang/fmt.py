@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .ops import OpTable
-from .writer import term_to_text, canonical_var_names, parse_write_options
+from ..terms.ops import OpTable
+from ..terms.writer import term_to_text, parse_write_options
+from ..terms.text import canonical_var_names
 from ..logic.arith import eval_arith
-from ..logic.terms import (
-    Atom, Struct, Var, NIL, PrologError, atom, deref, list_items, instantiation_error,
-    type_error, domain_error, existence_error,
-)
+from ..terms.term import Atom, Struct, Var, NIL, PrologError, atom, deref, list_items
+from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 
 __all__ = ["format_to_text", "text_of", "format_error"]
 

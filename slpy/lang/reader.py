@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
-from ..logic.terms import Atom, PrologError, Struct, Var, atom, mklist
-from .ops import OpTable
+from ..terms.term import Atom, PrologError, Struct, Var, atom, mklist
+from ..terms.ops import OpTable
 from .tokens import (LEXICAL_ERRORS, NAME_TYPES, NUMBER_TYPES, LexicalError,
                      grammar_path, number_value, tokenize, unquote)
 

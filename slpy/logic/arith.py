@@ -20,10 +20,8 @@ import math
 import sys
 import time
 
-from .terms import (
-    Atom, Struct, Var, NIL, PrologError, type_error, instantiation_error,
-    evaluation_error, resource_error, indicator,
-)
+from ..terms.term import Atom, Struct, Var, NIL, PrologError, indicator
+from ..terms.errors import type_error, instantiation_error, evaluation_error, resource_error
 
 __all__ = [
     "eval_arith", "register_function", "set_iso_mode", "compare_num",

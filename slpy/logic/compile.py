@@ -14,7 +14,10 @@ are built once at compile time and shared.
 """
 from __future__ import annotations
 
-from .terms import Var, Atom, Struct, deref, unify, undo_to, is_ground, type_error
+from ..terms.term import Var, Atom, Struct, deref
+from ..terms.unify import unify, undo_to
+from ..terms.walk import is_ground
+from ..terms.errors import type_error
 
 # control constructs that bodies compile to special frames; the engine provides them
 CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),
@@ -296,7 +299,7 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
     labelled = label is not None
     if labelled and guard is not None:
         # guard-only variables exist whether or not the call passed a guard
-        from .terms import term_variables
+        from ..terms.walk import term_variables
         fresh = [v for v in term_variables(guard) if v not in gen.vars]
         gen.emit(ind, "if g is None:")
         gen.emit(ind + 1, "pass")
@@ -426,7 +429,7 @@ def _auxiliary(ctx, g):
         return g
     if _has_cut_or_var(g):
         return g
-    from .terms import term_variables
+    from ..terms.walk import term_variables
     vs = term_variables(g)
     ctx.aux_count = getattr(ctx, "aux_count", 0) + 1
     aux = f"$aux{ctx.aux_count}"

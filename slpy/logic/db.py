@@ -1,7 +1,7 @@
 """The clause store: predicates, clauses and first-argument indexes."""
 from __future__ import annotations
 
-from .terms import Atom, Struct, deref
+from ..terms.term import Atom, Struct, deref
 
 # predicate kinds (dispatch order in the engine follows frequency)
 USER, DET, NONDET, CONTROL, STOCH, SBUILTIN = range(6)

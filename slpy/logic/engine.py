@@ -18,9 +18,10 @@ import gc
 import os
 import time
 
-from .terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, PrologError,
-                    type_error, instantiation_error, existence_error, atom,
-                    NIL, TRUE, mklist)
+from ..terms.term import Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist
+from ..terms.unify import unify, undo_to
+from ..terms.walk import copy_term
+from ..terms.errors import type_error, instantiation_error, existence_error
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
 from ..lang.clauses import convert_body
 from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENUM,
@@ -553,7 +554,7 @@ def _resource(what):
 
 def _check_partial_list(t):
     """ISO: findall/bagof results must be a list or a partial list."""
-    from .terms import list_items
+    from ..terms.term import list_items
     _, tail = list_items(t)
     if type(tail) is not Var and tail is not NIL:
         raise type_error("list", deref(t))

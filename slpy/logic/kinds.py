@@ -4,7 +4,7 @@ engine.py and its sampling and replay parts)."""
 from __future__ import annotations
 
 from ..errors import PicklableError
-from .terms import PrologError
+from ..terms.term import PrologError
 from .db import DET, CONTROL, Pred
 from .proof import SNode
 

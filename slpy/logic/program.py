@@ -6,14 +6,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .terms import (Atom, Struct, deref, atom, PrologError, resolve, permission_error, indicator,
-                    domain_error)
+from ..terms.term import Atom, Struct, deref, atom, PrologError, indicator
+from ..terms.walk import resolve
+from ..terms.errors import permission_error, domain_error
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .compile import CompileContext, compile_clause, check_body
 from .engine import Engine
 from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from . import builtins as _builtins
-from ..lang.ops import OpTable
+from ..terms.ops import OpTable
 from ..lang.clauses import split_clause
 from ..errors import PicklableError
 
@@ -25,7 +26,8 @@ class LoadError(PrologError):
     """One problem found while loading a file (file:line: message)."""
 
     def __init__(self, message, term=None):
-        from .terms import _err, atom as _a
+        from ..terms.errors import _err
+        from ..terms.term import atom as _a
         super().__init__(term if term is not None else _err(_a("load_error")), message)
         self.message = message
 
@@ -252,7 +254,7 @@ class Program:
         if labelled:
             pred.kind = STOCH
             lab = deref(parts.label)
-            from .terms import is_ground
+            from ..terms.walk import is_ground
             if is_ground(lab):
                 from .arith import eval_arith
                 try:
@@ -354,5 +356,5 @@ def _source_text(path: Path) -> str:
 
 
 def _existence_file(path):
-    from .terms import _err
+    from ..terms.errors import _err
     return _err(Struct("existence_error", (atom("source_sink"), atom(str(path)))))

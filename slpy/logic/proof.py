@@ -153,8 +153,8 @@ class ProofNode:
 
 def _show(t) -> str:
     """writeq text with variables named _A, _B, ... in order of appearance."""
-    from ..lang.writer import term_to_text
-    from .terms import term_variables
+    from ..terms.writer import term_to_text
+    from ..terms.walk import term_variables
     names = {}
     for i, v in enumerate(term_variables(t)):
         q, r = divmod(i, 26)

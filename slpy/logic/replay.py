@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 
-from .terms import Var, Atom, Struct, deref, unify, undo_to, variant
+from ..terms.term import Var, Atom, Struct, deref
+from ..terms.unify import unify, undo_to, variant
 from .proof import SNode, ProofNode, build_tree
 from .builtins import UniformChoice
 from .kinds import (CP_BOTTOM, CP_FENCE, CP_STOCH, PURE, P_DONE, P_SEXIT, REPLAY,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 
-from .terms import Var, Struct, atom, unify, undo_to, copy_term, PrologError
+from ..terms.term import Var, Struct, atom, PrologError
+from ..terms.unify import unify, undo_to
+from ..terms.walk import copy_term
 from .db import SBUILTIN
 from .proof import SNode, build_tree
 from .arith import eval_arith

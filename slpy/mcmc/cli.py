@@ -185,7 +185,7 @@ def _run(cfg, out, resume, quiet, force, limits):
     """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
     from .run import run, RunError
     from ..data import DataError, MissingValueError
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..logic.program import LoadErrors
     from ..logic.kinds import Halt
     from ..runs import RunDirError

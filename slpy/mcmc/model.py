@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..logic.terms import copy_term, deref
+from ..terms.walk import copy_term
+from ..terms.term import deref
 from ..logic.kinds import ReplayReject
 from ..family import Scorer
 
@@ -27,7 +28,7 @@ class TermScorer(Scorer):
         return 0.0, ()
 
     def key(self, term) -> str:
-        from ..lang.writer import term_to_text
+        from ..terms.writer import term_to_text
         return term_to_text(term, quoted=True)
 
 
@@ -72,7 +73,7 @@ class PosteriorModel:
     def state_from_term(self, term, rng, max_tries: int = 200000) -> State:
         """A state whose model is `term` (a model term without or with row sets): found
         by sampling from the prior constrained to that model."""
-        from ..logic.terms import unify, undo_to
+        from ..terms.unify import unify, undo_to
         key = self.scorer.key
         target = key(term)
         # run the query with the answer pre-bound to the wanted structure

@@ -92,7 +92,7 @@ def init_term(cfg: dict, model, train):
     if init != "greedy" and not Path(init).is_file():
         raise RunError(f"--init {init}: no such file (give prior, greedy or a file "
                        f"holding a model term)")
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     try:
         term = _init_term(cfg, model, train)
     except (OSError, UnicodeDecodeError) as e:
@@ -111,7 +111,7 @@ def _reachable(model, term, init):
     redoes it with their generators): backtrackable sampling explores every choice,
     so a failure means the prior gives the tree probability 0."""
     import numpy as np
-    from ..logic.terms import unify, undo_to
+    from ..terms.unify import unify, undo_to
     from .run import RunError
     what = "slpy's greedy tree" if init == "greedy" else f"the model in {init}"
     goal, ans = model._fresh_goal()

@@ -24,8 +24,8 @@ import math
 import numpy as np
 
 from ..logic.builtins import det, stochastic
-from ..logic.terms import Var, Atom, Struct, deref, instantiation_error, type_error, \
-    domain_error
+from ..terms.term import Var, Atom, Struct, deref
+from ..terms.errors import instantiation_error, type_error, domain_error
 from ..data.builtins import row_id, rows_term, _state, _threshold_term
 
 __all__ = ["phi_table", "parse_spec", "share_table"]

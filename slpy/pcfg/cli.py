@@ -42,7 +42,7 @@ def _set_params(program, specs):
 
 def _consult(program, prior):
     from ..logic.program import LoadErrors
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..logic.kinds import Halt
     try:
         program.consult(prior)
@@ -137,7 +137,7 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
     timings = {}
     import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
     from ..logic.program import Program
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..logic.kinds import Halt
     from .compile import compile_exact, CompileError
     from .grammar import GrammarTooLarge
@@ -244,7 +244,7 @@ class _Report:
     def _text(self, term) -> str:
         """canonical() for model terms (with data), the term's text otherwise."""
         from ..trees.model import canonical
-        from ..lang.writer import term_to_text
+        from ..terms.writer import term_to_text
         return canonical(term) if self.train is not None else term_to_text(term, quoted=True)
 
     def tree(self, deriv):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..logic.terms import Atom, deref
+from ..terms.term import Atom, deref
 from .grammar import TreeGrammar, growtree_grammar, phi_grammar
 from .hypergraph import TabledPosterior
 from .inside import TreePosterior
@@ -72,7 +72,7 @@ class ExactModel:
 
 
 def _param(program, name):
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     try:
         b = program.once(f"param({name}, X)")
     except PrologError:          # not declared

@@ -20,7 +20,9 @@ from collections import Counter
 
 import numpy as np
 
-from ..logic.terms import Struct, deref, unify, undo_to, copy_term, resolve, is_ground, mklist
+from ..terms.term import Struct, deref, mklist
+from ..terms.unify import unify, undo_to
+from ..terms.walk import copy_term, resolve, is_ground
 from .kbest import LazyKBest
 from .tabled import TabledGrammar, CompileError, variant_key, unpack
 
@@ -292,7 +294,7 @@ class TabledPosterior:
 
     def answer_distribution(self, limit: int = 100_000) -> Counter:
         """Probability of each distinct answer (text of the bindings)."""
-        from ..lang.writer import term_to_text
+        from ..terms.writer import term_to_text
         out = Counter()
         for lp, d in self.enumerate(limit):
             a = self.answer(d)

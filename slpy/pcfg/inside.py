@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ..errors import PicklableError
-from ..logic.terms import Atom, Struct, deref, Var
+from ..terms.term import Atom, Struct, deref, Var
 from ..trees.likelihood import DirichletLikelihood, Likelihood
 from . import _kernels as K
 from .grammar import TreeGrammar

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 
 from ..logic.builtins import UniformChoice
 from ..logic.db import STOCH, SBUILTIN, USER
-from ..logic.terms import (Var, Atom, Struct, deref, unify, undo_to, copy_term, resolve,
-                           term_variables, PrologError, mklist, list_items)
+from ..terms.term import Var, Atom, Struct, deref, PrologError, mklist, list_items
+from ..terms.unify import unify, undo_to
+from ..terms.walk import copy_term, resolve, term_variables
 from ..errors import PicklableError
 
 __all__ = ["CompileError", "NotInFragment", "Production", "TabledGrammar", "compile_slp",
@@ -464,7 +465,7 @@ def unpack(t) -> list:
 
 
 def _show(t) -> str:
-    from ..lang.writer import term_to_text
+    from ..terms.writer import term_to_text
     try:
         return term_to_text(resolve(t), quoted=True)
     except Exception:      # pragma: no cover - printing must never hide the real error

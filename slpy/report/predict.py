@@ -194,7 +194,7 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     does not apply: a regression, a prior outside the fragment, a grammar too large)."""
     import slpy.pcfg.builtins  # noqa: F401  (phi_split/4 and friends)
     from ..logic.program import Program, LoadErrors
-    from ..logic.terms import PrologError
+    from ..terms.term import PrologError
     from ..pcfg.compile import compile_exact, CompileError
     from ..pcfg.grammar import GrammarTooLarge
     from ..trees.likelihood import DirichletLikelihood

@@ -79,7 +79,7 @@ def tree_from_canonical(text: str, rowsets, train, alpha=1.0):
 def canonical_term(text: str, feature_names):
     """A Prolog model term with the structure of a canonical term (leaves' row sets
     are placeholders: the structure determines them)."""
-    from ..logic.terms import Atom, Struct
+    from ..terms.term import Atom, Struct
     built = []
     for tok in reversed(parse_canonical(text, feature_names)):
         if tok[0] == "leaf":

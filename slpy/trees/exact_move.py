@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from ..logic.db import STOCH
-from ..logic.terms import Struct, deref
+from ..terms.term import Struct, deref
 
 __all__ = ["exact_move", "exact_applies", "parse_depth", "ExactMoveError", "DEFAULT_DEPTH"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
-from ..logic.terms import Struct, Var, deref
+from ..terms.term import Struct, Var, deref
 from .model import Tree, canonical, leaves_and_depth, shape
 
 __all__ = ["TreeFamily", "TreeScorer", "load_data", "TREES"]
@@ -61,8 +61,8 @@ def _open_leaves(term):
 def _not_a_tree(term):
     """The first part of term that is not a node/4 with an atom and a number or a
     leaf (leaf or leaf(Rows)), or None."""
-    from ..logic.terms import Atom, Struct, deref
-    from ..lang.writer import term_to_text
+    from ..terms.term import Atom, Struct, deref
+    from ..terms.writer import term_to_text
     stack = [term]
     while stack:
         t = deref(stack.pop())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..logic.terms import Atom, Struct
+from ..terms.term import Atom, Struct
 
 
 def _gini_sum(counts: np.ndarray) -> float:

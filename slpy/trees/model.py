@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import PicklableError
-from ..logic.terms import Atom, Struct, Var, deref
+from ..terms.term import Atom, Struct, Var, deref
 
 
 class ModelTermError(PicklableError, ValueError):
@@ -99,7 +99,7 @@ def feature_key(name) -> str:
     so that no name can break the key apart."""
     if _PLAIN_NAME.match(name):
         return name
-    from ..lang.writer import quote_text
+    from ..terms.text import quote_text
     return quote_text(name)
 
 

@@ -157,7 +157,7 @@ def test_a_move_without_its_correction_is_caught(target):
 
 
 def _term(parents):
-    from slpy.logic.terms import Atom, Struct, mklist
+    from slpy.terms.term import Atom, Struct, mklist
     return Struct("dag", (mklist([Struct("-", (Atom(NAMES[i]), mklist(
         [Atom(NAMES[j]) for j in ps]))) for i, ps in enumerate(parents)]),))
 

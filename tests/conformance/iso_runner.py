@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from slpy import Program
-from slpy.logic.terms import Struct, Atom, Var, deref, unify, undo_to, variant, PrologError
-from slpy.lang.writer import term_to_text
+from slpy.terms.term import Struct, Atom, Var, deref, PrologError
+from slpy.terms.unify import unify, undo_to, variant
+from slpy.terms.writer import term_to_text
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "prolog-suites" / "eclipse_iso_tst"
 EXCLUDED = ("8.11", "8.12", "8.13", "8.14", "8.17")
@@ -128,7 +129,7 @@ def _solutions(p, goal):
 
 
 def _subsumes(general, specific) -> bool:
-    from slpy.logic.terms import copy_term, term_variables
+    from slpy.terms.walk import copy_term, term_variables
     trail = []
     g = copy_term(general)
     before = [deref(v) for v in term_variables(specific)]

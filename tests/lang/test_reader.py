@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from slpy.lang.ops import OpTable
+from slpy.terms.ops import OpTable
 from slpy.lang.reader import (ReadResult, Reader, SlpSyntaxError, SlpSyntaxErrors,
                               grammar_path, parse_number, read_term_from_text)
-from slpy.logic.terms import (NIL, Atom, PrologError, Struct, Var, atom, compare,
-                              deref, list_items, undo_to, unify, variant)
+from slpy.terms.term import (NIL, Atom, PrologError, Struct, Var, atom, compare, deref,
+                             list_items)
+from slpy.terms.unify import undo_to, unify, variant
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 SUITES = SHARED / "prolog-suites"
@@ -808,7 +809,7 @@ def test_atom_to_term_uses_engine_flags_and_ops():
 
 
 def test_term_to_atom_writes_a_bound_term():
-    writer = pytest.importorskip("slpy.lang.writer")
+    writer = pytest.importorskip("slpy.terms.writer")
     assert hasattr(writer, "term_to_text")
     ok, _, names = call("term_to_atom(f(x, 'A b', [1], - 1, (a:-b)), A)")
     assert ok and names["A"].ref is not None

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from slpy.lang.ops import OpTable
+from slpy.terms.ops import OpTable
 from slpy.lang.reader import (Reader, SlpSyntaxError, SlpSyntaxErrors, parse_number,
                               read_term_from_text)
-from slpy.logic.terms import Atom, Struct, Var, atom, deref, variant
+from slpy.terms.term import Atom, Struct, Var, atom, deref
+from slpy.terms.unify import variant
 
 SAMPLES = [
     """1 - 1/D : [D] : cart(leaf).
@@ -231,7 +232,7 @@ def _terms():
 @FAST
 @given(_terms())
 def test_writeq_then_read_gives_the_term_back(t):
-    writer = pytest.importorskip("slpy.lang.writer")
+    writer = pytest.importorskip("slpy.terms.writer")
     ops = OpTable()
     text = writer.term_to_text(t, quoted=True, ops=ops)
     t2, _ = read_term_from_text(text, ops, {"double_quotes": "string"})

@@ -6,19 +6,18 @@ import pytest
 from hypothesis import given, strategies as st
 
 from slpy.lang.fmt import format_to_text
-from slpy.lang.ops import OpTable
-from slpy.lang.messages import describe_error
-from slpy.lang.writer import (
-    term_to_text, format_float, atom_needs_quotes, var_letter_name, parse_write_options,
-    canonical_var_names,
-)
+from slpy.terms.ops import OpTable
+from slpy.terms.messages import describe_error
+from slpy.terms.writer import term_to_text, parse_write_options
+from slpy.terms.text import (format_float, atom_needs_quotes, var_letter_name,
+                             canonical_var_names)
 from slpy.logic.builtins import BUILTINS
 import slpy.logic.builtins.output  # noqa: F401  (registers the builtins)
-from slpy.logic.terms import (
-    Var, Struct, PrologError, atom, unify, undo_to, mklist, NIL, deref,
-    type_error, domain_error, instantiation_error, existence_error, evaluation_error,
-    permission_error, representation_error, resource_error, syntax_error, compare,
-)
+from slpy.terms.term import Var, Struct, PrologError, atom, mklist, NIL, deref, compare
+from slpy.terms.unify import unify, undo_to
+from slpy.terms.errors import (type_error, domain_error, instantiation_error,
+                               existence_error, evaluation_error, permission_error,
+                               representation_error, resource_error, syntax_error)
 
 a = atom
 

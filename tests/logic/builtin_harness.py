@@ -3,9 +3,11 @@ undoes the trail before asking a nondeterministic builtin for its next solution,
 does `solve`."""
 import pytest
 
-from slpy.lang.ops import OpTable
+from slpy.terms.ops import OpTable
 from slpy.logic.builtins import BUILTINS
-from slpy.logic.terms import PrologError, Struct, resolve, undo_to, unify
+from slpy.terms.term import PrologError, Struct
+from slpy.terms.walk import resolve
+from slpy.terms.unify import undo_to, unify
 
 
 class FakeEngine:

@@ -12,14 +12,13 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from slpy.lang.ops import OpTable
+from slpy.terms.ops import OpTable
 from slpy.logic import arith
 from slpy.logic.arith import eval_arith, compare_num, register_function, set_iso_mode
 from slpy.logic.builtins import BUILTINS
 import slpy.logic.builtins.arith_bi  # noqa: F401  (registers the builtins)
-from slpy.logic.terms import (
-    Var, Struct, PrologError, atom, unify, undo_to, compare, mklist, deref,
-)
+from slpy.terms.term import Var, Struct, PrologError, atom, compare, mklist, deref
+from slpy.terms.unify import unify, undo_to
 
 # -- a tiny reader for test expressions -------------------------------------------------
 

@@ -3,9 +3,8 @@ import pytest
 
 import slpy.logic.builtins.atoms  # noqa: F401  (registers the builtins)
 from slpy.logic.builtins.atoms import float_text, split_text
-from slpy.logic.terms import (
-    NIL, Struct, Var, atom, deref, mklist, resolve,
-)
+from slpy.terms.term import NIL, Struct, Var, atom, deref, mklist
+from slpy.terms.walk import resolve
 
 from .builtin_harness import FakeEngine, formal, once, solve  # noqa: F401
 

@@ -7,9 +7,7 @@ import pytest
 import slpy.logic.builtins.listbi  # noqa: F401  (registers the builtins)
 from slpy.logic.builtins import BUILTINS
 from slpy.logic.builtins.typecheck import skip_list
-from slpy.logic.terms import (
-    NIL, PrologError, Struct, Var, atom, deref, mklist,
-)
+from slpy.terms.term import NIL, PrologError, Struct, Var, atom, deref, mklist
 
 from .builtin_harness import FakeEngine, formal, once, solve  # noqa: F401
 

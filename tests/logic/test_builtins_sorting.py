@@ -7,9 +7,8 @@ from hypothesis import given, settings, strategies as st
 import slpy.logic.builtins.sorting  # noqa: F401  (registers the builtins)
 from slpy.logic.builtins.sorting import atomic_key
 from slpy.logic.builtins.typecheck import build_list, skip_list
-from slpy.logic.terms import (
-    NIL, PrologError, Struct, Var, atom, compare, deref, mklist, resolve,
-)
+from slpy.terms.term import NIL, PrologError, Struct, Var, atom, compare, deref, mklist
+from slpy.terms.walk import resolve
 
 from .builtin_harness import FakeEngine, once  # noqa: F401
 

@@ -5,9 +5,9 @@ import slpy.logic.builtins.termbi  # noqa: F401  (registers the builtins)
 from slpy.logic.builtins import BUILTINS
 from slpy.logic.builtins.termbi import identical
 from slpy.logic.builtins.typecheck import build_list
-from slpy.logic.terms import (
-    NIL, PrologError, Struct, Var, atom, deref, mklist, resolve, variant,
-)
+from slpy.terms.term import NIL, PrologError, Struct, Var, atom, deref, mklist
+from slpy.terms.walk import resolve
+from slpy.terms.unify import variant
 
 from .builtin_harness import FakeEngine, formal, once, solve  # noqa: F401
 

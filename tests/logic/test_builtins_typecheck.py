@@ -5,9 +5,7 @@ import slpy.logic.builtins.typecheck  # noqa: F401  (registers the builtins)
 from slpy.logic.builtins.typecheck import (
     build_list, fresh_list, is_acyclic, list_length, proper_items, skip_list,
 )
-from slpy.logic.terms import (
-    NIL, PrologError, Struct, Var, atom, deref, mklist,
-)
+from slpy.terms.term import NIL, PrologError, Struct, Var, atom, deref, mklist
 
 from .builtin_harness import FakeEngine, formal, once, solve  # noqa: F401
 

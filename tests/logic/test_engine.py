@@ -4,7 +4,7 @@ import time
 import pytest
 
 from slpy import Program, PrologError
-from slpy.logic.terms import deref
+from slpy.terms.term import deref
 
 
 def sols(p, q, var="X"):

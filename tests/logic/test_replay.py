@@ -7,7 +7,7 @@ import pytest
 
 from slpy import Program
 from slpy.logic.kinds import ReplayReject
-from slpy.logic.terms import deref
+from slpy.terms.term import deref
 
 PROGRAM = """
 0.5 :: c(a).

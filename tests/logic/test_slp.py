@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import chisquare
 
 from slpy import Program
-from slpy.logic.terms import deref
+from slpy.terms.term import deref
 
 from ..conftest import PEPL
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from slpy.logic.terms import Atom, Struct
+from slpy.terms.term import Atom, Struct
 
 
 def splits(X, rows, min_leaf):

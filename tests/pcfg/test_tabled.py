@@ -71,7 +71,7 @@ def test_independent_choices_match_enumeration(tmp_path):
     assert set(got) == set(want)
     for k in want:
         assert abs(got[k] - want[k]) < 1e-12
-    from slpy.logic.terms import Struct, Atom
+    from slpy.terms.term import Struct, Atom
     t = Struct("p", (Atom("t"), 2))
     assert abs(post.log_prob_answer({"T": t}) - math.log(0.6 * 0.7 * 0.25)) < 1e-12
     assert post.log_prob_answer({"T": Struct("p", (Atom("x"), 2))}) == -math.inf
@@ -100,7 +100,7 @@ def test_recursive_grammar_fixpoint(tmp_path):
         0.7 :: s(leaf). 0.3 :: s(node(L, R)) :- s(L), s(R).
         0.4 :: t(leaf). 0.6 :: t(node(L, R)) :- t(L), t(R).
     """)
-    from slpy.logic.terms import Struct, Atom
+    from slpy.terms.term import Struct, Atom
     leaf = Atom("leaf")
     post = exact(p, "s(T)")
     assert post.cyclic and abs(post.log_z_prior) < 1e-12          # Z = 1 (subcritical)

@@ -9,7 +9,7 @@ from scipy.stats import chi2_contingency
 
 from slpy import Program
 from slpy.data import load_csv
-from slpy.logic.terms import deref, Struct
+from slpy.terms.term import deref, Struct
 from slpy.trees.model import shape, leaf_row_ids
 
 ROOT = Path(__file__).resolve().parents[2]

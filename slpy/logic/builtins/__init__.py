@@ -10,7 +10,7 @@ Two kinds, both called with the engine first and then the call's arguments
   generator must not rely on them; use ``eng.try_unify`` (which undoes a partial
   unification itself) for each candidate.
 
-Errors are raised as ``PrologError`` (see slpy.logic.terms for constructors).
+Errors are raised as ``PrologError`` (see slpy.terms.errors for constructors).
 The engine interface a builtin may use: ``eng.trail``, ``eng.unify(a, b)``,
 ``eng.try_unify(a, b)``, ``eng.flags`` (dict of Prolog flags), ``eng.ops`` (the
 operator table), ``eng.write(text)`` (current output), ``eng.db`` (the clause store).

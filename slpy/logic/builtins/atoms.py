@@ -9,10 +9,10 @@ text, and code or char lists where SWI does.
 """
 from __future__ import annotations
 
-from ..terms import (
-    Atom, Struct, Var, NIL, DOT, atom, undo_to, unify,
-    instantiation_error, type_error, domain_error, representation_error,
-)
+from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
+from ...terms.unify import undo_to, unify
+from ...terms.errors import (instantiation_error, type_error, domain_error,
+                             representation_error)
 from . import det, nondet
 from .typecheck import skip_list, build_list
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 
 from . import det, nondet
-from ..terms import (Var, Atom, Struct, deref, atom, mklist, list_items, copy_term, NIL,
-                     TRUE, PrologError, type_error, domain_error, instantiation_error,
-                     permission_error, existence_error, indicator)
+from ...terms.term import (Var, Atom, Struct, deref, atom, mklist, list_items, NIL, TRUE,
+                           PrologError, indicator)
+from ...terms.walk import copy_term
+from ...terms.errors import (type_error, domain_error, instantiation_error,
+                             permission_error, existence_error)
 from ..db import STOCH, SBUILTIN
 from ..kinds import Halt, CONTROL_PREDS
 from ...lang.clauses import split_clause
@@ -152,7 +154,7 @@ def retractall(eng, h):
     if not pred.clauses:
         pred.dynamic = True
         pred.defined = True
-    from ..terms import undo_to
+    from ...terms.unify import undo_to
     for c in list(pred.clauses):
         mark = len(eng.trail)
         if eng.try_unify(h, copy_term(c.head)):
@@ -575,7 +577,7 @@ def model_family(eng, name):
 @det("$free_variable_set", 3)
 def free_variable_set(eng, tg, g1, w):
     """T^G -> the goal without its ^-prefixes and the witness of its free variables."""
-    from ..terms import term_variables
+    from ...terms.walk import term_variables
     tg = deref(tg)
     t, g = tg.args
     bound = set(id(v) for v in term_variables(t))
@@ -591,13 +593,13 @@ def free_variable_set(eng, tg, g1, w):
 
 @det("=@=", 2)
 def variant_eq(eng, a, b):
-    from ..terms import variant
+    from ...terms.unify import variant
     return variant(a, b)
 
 
 @det("\\=@=", 2)
 def not_variant_eq(eng, a, b):
-    from ..terms import variant
+    from ...terms.unify import variant
     return not variant(a, b)
 
 
@@ -612,7 +614,8 @@ def check_result_list(eng, t):
 def bagof_groups(eng, pairs, w, l):
     """Group Witness-Template pairs by variant witnesses; one solution per group, the
     groups in the standard order of their witnesses, each list in solution order."""
-    from ..terms import variant, compare, list_items
+    from ...terms.unify import variant
+    from ...terms.term import compare, list_items
     from functools import cmp_to_key
     items = []
     for p in list_items(pairs)[0]:
@@ -633,5 +636,5 @@ def bagof_groups(eng, pairs, w, l):
         if ok and eng.unify(w, key) and eng.unify(l, mklist([t for _, t in members])):
             yield
         else:
-            from ..terms import undo_to
+            from ...terms.unify import undo_to
             undo_to(eng.trail, mark)

@@ -9,10 +9,9 @@ delete/3, sum_list/2, ...), these raise an instantiation error instead.
 from __future__ import annotations
 
 from ..arith import FUNCTIONS, eval_arith
-from ..terms import (
-    Atom, Struct, Var, NIL, DOT, atom, undo_to, unify,
-    instantiation_error, type_error, domain_error,
-)
+from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
+from ...terms.unify import undo_to, unify
+from ...terms.errors import instantiation_error, type_error, domain_error
 from . import det, nondet
 from .typecheck import (
     list_length, skip_list, proper_items, build_list, fresh_list, check_size,

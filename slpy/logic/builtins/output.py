@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from . import det
 from ..arith import eval_arith
-from ..terms import (
-    Atom, Struct, Var, NIL, atom, deref, mklist, instantiation_error, type_error,
-    domain_error, existence_error,
-)
-from ...lang.writer import term_to_text, canonical_var_names, parse_write_options
+from ...terms.term import Atom, Struct, Var, NIL, atom, deref, mklist
+from ...terms.errors import instantiation_error, type_error, domain_error, existence_error
+from ...terms.writer import term_to_text, parse_write_options
+from ...terms.text import canonical_var_names
 from ...lang.fmt import format_to_text
 
 _USER_OUTPUT = atom("user_output")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from ...lang.reader import SlpSyntaxError, parse_number, read_term_from_text
-from ..terms import (NIL, Atom, Struct, Var, atom, deref, instantiation_error,
-                     list_items, mklist, representation_error, type_error)
+from ...terms.term import NIL, Atom, Struct, Var, atom, deref, list_items, mklist
+from ...terms.errors import instantiation_error, representation_error, type_error
 from . import det
 
 
@@ -40,7 +40,7 @@ def number_text(x) -> str:
     if type(x) is int:
         return str(x)
     try:  # agree with writeq when the writer is there
-        from ...lang.writer import term_to_text
+        from ...terms.writer import term_to_text
     except ImportError:
         return _float_text(x)
     return term_to_text(x, quoted=True)
@@ -189,5 +189,5 @@ def term_to_atom(eng, T, A):
     t = deref(T)
     if type(t) is Var:
         raise instantiation_error()
-    from ...lang.writer import term_to_text  # written by another module; import late
+    from ...terms.writer import term_to_text  # written by another module; import late
     return eng.unify(A, atom(term_to_text(t, quoted=True, ops=eng.ops)))

@@ -11,12 +11,10 @@ import math
 from functools import cmp_to_key
 from operator import attrgetter
 
-from ..terms import (
-    Atom, Struct, Var, NIL, PrologError, atom, compare,
-    instantiation_error, type_error, domain_error,
-)
+from ...terms.term import Atom, Struct, Var, NIL, PrologError, atom, compare
+from ...terms.errors import instantiation_error, type_error, domain_error
 from . import det
-from ..terms import deref as _deref
+from ...terms.term import deref as _deref
 from .typecheck import skip_list, proper_items, build_list, bulk
 
 _cmp_key = cmp_to_key(compare)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 
-from ..terms import (
-    Atom, Struct, Var, NIL, DOT, atom, compare, copy_term, term_variables, undo_to,
-    unify, unify_occurs_check, instantiation_error, type_error, domain_error,
-    representation_error,
-)
+from ...terms.term import Atom, Struct, Var, NIL, DOT, atom, compare
+from ...terms.walk import copy_term, term_variables
+from ...terms.unify import undo_to, unify, unify_occurs_check
+from ...terms.errors import (instantiation_error, type_error, domain_error,
+                             representation_error)
 from . import det, nondet
 from .typecheck import skip_list, build_list, check_size
 

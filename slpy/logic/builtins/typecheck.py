@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import gc
 
-from ..terms import (
-    Atom, Struct, Var, NIL, DOT, is_ground, undo_to, unify,
-    type_error, instantiation_error, representation_error, resource_error,
-)
+from ...terms.term import Atom, Struct, Var, NIL, DOT
+from ...terms.walk import is_ground
+from ...terms.unify import undo_to, unify
+from ...terms.errors import (type_error, instantiation_error, representation_error,
+                             resource_error)
 from . import det, nondet
 
 __all__ = ["skip_list", "list_length", "proper_items", "is_acyclic", "build_list", "fresh_list",

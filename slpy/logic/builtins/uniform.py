@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import stochastic
-from ..terms import Var, deref, list_items, instantiation_error, type_error, NIL
+from ...terms.term import Var, deref, list_items, NIL
+from ...terms.errors import instantiation_error, type_error
 
 
 @stochastic("uniform_member", 2)

@@ -3,7 +3,7 @@ REPL, the CLI and uncaught errors print it."""
 from __future__ import annotations
 
 from .writer import term_to_text
-from ..logic.terms import Atom, Struct, Var, NIL, atom, deref, list_items
+from .term import Atom, Struct, Var, NIL, atom, deref, list_items
 
 __all__ = ["describe_error"]
 

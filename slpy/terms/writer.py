@@ -1,8 +1,9 @@
 """Writing terms as text, the way SWI-Prolog's write/writeq/print/write_canonical do.
 
 ``term_to_text`` is the entry point for terms; ``parse_write_options`` turns a
-write_term/2 option list into ``term_to_text`` keyword arguments (error messages are
-in messages.py).
+write_term/2 option list into ``term_to_text`` keyword arguments. The text of single
+tokens (quoted atoms, floats, variable names) is in text.py; error messages are in
+messages.py.
 
 Spacing follows SWI's token rule: a space is written between two tokens only where
 they would otherwise read back as one token (``a- -1``, ``1 rem 2``, ``a= \\+b``), after
@@ -16,29 +17,19 @@ from __future__ import annotations
 
 import math
 import sys
-import unicodedata
 
+from .errors import domain_error, instantiation_error, type_error
 from .ops import OpTable
-from ..logic.terms import (
-    Atom, Struct, Var, NIL, TRUE, atom, deref, list_items, instantiation_error,
-    type_error, domain_error,
-)
+from .term import NIL, TRUE, Atom, Struct, Var, atom, deref, list_items
+from .text import (PUNCT, atom_text, format_float, is_alnum, is_symbol, is_var_name,
+                   quote_text, var_letter_name)
 
-__all__ = ["term_to_text", "format_float", "atom_text",
-           "quote_text", "atom_needs_quotes", "var_letter_name", "parse_write_options",
-           "canonical_var_names"]
+__all__ = ["term_to_text", "parse_write_options"]
 
 if hasattr(sys, "set_int_max_str_digits"):
     # Prolog integers are unbounded and must print (and read) in full; Python 3.11 limits
     # int<->str conversion to 4300 digits by default.
     sys.set_int_max_str_digits(0)
-
-_SYMBOL = frozenset("#$&*+-./:<=>?@^~\\")
-_SOLO = frozenset("!;")
-_PUNCT = frozenset("()[]{},|")
-_ALNUM_ASCII = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
-            92: "\\\\"}
 
 _DEFAULT_OPS: OpTable | None = None
 
@@ -49,165 +40,6 @@ def _default_ops() -> OpTable:
         _DEFAULT_OPS = OpTable()
     return _DEFAULT_OPS
 
-
-# -- character classes ---------------------------------------------------------------
-
-def _is_alnum(c: str) -> bool:
-    if c in _ALNUM_ASCII:
-        return True
-    if c < "\x80":
-        return False
-    cat = unicodedata.category(c)
-    return cat[0] in "LN" or cat in ("Mn", "Mc", "Pc")
-
-
-def _is_symbol(c: str) -> bool:
-    if c in _SYMBOL:
-        return True
-    return c >= "\x80" and unicodedata.category(c) in ("Sm", "Sc", "Sk", "So")
-
-
-def _atom_start(c: str) -> bool:
-    if "a" <= c <= "z":
-        return True
-    # other letters without case (CJK, ...) start atoms too, as in SWI-Prolog
-    return c >= "\x80" and unicodedata.category(c) in ("Ll", "Lo")
-
-
-# -- atoms, strings, numbers -----------------------------------------------------------
-
-_quote_cache: dict[str, bool] = {}
-
-
-def atom_needs_quotes(name: str) -> bool:
-    """True if writeq must quote the atom name."""
-    r = _quote_cache.get(name)
-    if r is None:
-        r = _needs_quotes(name)
-        if len(_quote_cache) < 100_000:
-            _quote_cache[name] = r
-    return r
-
-
-def _needs_quotes(s: str) -> bool:
-    if not s:
-        return True
-    c = s[0]
-    if _atom_start(c):
-        return not all(_is_alnum(ch) for ch in s[1:])
-    if _is_symbol(c):
-        if s == "." or s.startswith("/*"):
-            return True
-        return not all(_is_symbol(ch) for ch in s)
-    if len(s) == 1 and c in _SOLO:
-        return False
-    return s not in ("[]", "{}")
-
-
-def _must_escape(o: int) -> bool:
-    return o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0
-
-
-def quote_text(s: str, q: str = "'") -> str:
-    """s between quotes q with SWI's escapes (\\n, \\\\, \\', \\x1F\\ ...)."""
-    parts = [q]
-    start = 0
-    for i, ch in enumerate(s):
-        o = ord(ch)
-        if ch == q or o == 92 or _must_escape(o):
-            parts.append(s[start:i])
-            if ch == q:
-                parts.append("\\" + q)
-            else:
-                parts.append(_ESCAPES.get(o) or "\\x%X\\" % o)
-            start = i + 1
-    parts.append(s[start:])
-    parts.append(q)
-    return "".join(parts)
-
-
-def atom_text(name: str, quoted: bool = True) -> str:
-    if quoted and atom_needs_quotes(name):
-        return quote_text(name)
-    return name
-
-
-def format_float(f: float) -> str:
-    """Shortest text that reads back as f, always with '.' or 'e' (SWI's format_float)."""
-    if f != f:
-        return "1.5NaN"
-    if f == math.inf:
-        return "1.0Inf"
-    if f == -math.inf:
-        return "-1.0Inf"
-    if f == 0.0:
-        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
-    r = repr(f)
-    sign = ""
-    if r[0] == "-":
-        sign = "-"
-        r = r[1:]
-    exp = 0
-    if "e" in r:
-        r, e = r.split("e")
-        exp = int(e)
-    ip, _, fp = r.partition(".")
-    digits = ip + fp
-    stripped = digits.lstrip("0")
-    decpt = len(ip) + exp - (len(digits) - len(stripped))
-    digits = stripped.rstrip("0") or "0"
-    nd = len(digits)
-    if decpt <= 0:
-        if decpt <= -4:
-            return f"{sign}{digits[0]}.{digits[1:] or '0'}e{decpt - 1}"
-        return f"{sign}0.{'0' * -decpt}{digits}"
-    if nd > decpt:
-        return f"{sign}{digits[:decpt]}.{digits[decpt:]}"
-    if decpt > 15:
-        return f"{sign}{digits[0]}.{digits[1:] or '0'}e{decpt - 1}"
-    return f"{sign}{digits}{'0' * (decpt - nd)}.0"
-
-
-def var_letter_name(n: int) -> str:
-    """Name of '$VAR'(n): A..Z, A1..Z1, ...; negative n gives S_n as in SWI."""
-    if n < 0:
-        return f"S_{-n}"
-    i, j = n % 26, n // 26
-    return chr(65 + i) if j == 0 else f"{chr(65 + i)}{j}"
-
-
-def _is_var_name(s: str) -> bool:
-    return bool(s) and (s[0] == "_" or s[0].isupper()) and all(_is_alnum(c) for c in s)
-
-
-def canonical_var_names(t) -> dict:
-    """write_canonical's names: variables seen twice get A, B, ...; singletons get _."""
-    counts: dict = {}
-    order = []
-    stack = [t]
-    while stack:
-        x = stack.pop()
-        while type(x) is Var and x.ref is not None:
-            x = x.ref
-        if type(x) is Var:
-            if x not in counts:
-                counts[x] = 0
-                order.append(x)
-            counts[x] += 1
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    names = {}
-    k = 0
-    for v in order:
-        if counts[v] > 1:
-            names[v] = var_letter_name(k)
-            k += 1
-        else:
-            names[v] = "_"
-    return names
-
-
-# -- the writer ------------------------------------------------------------------------
 
 # flags on the last token written (SWI's C_PREFIX_SIGN / C_PREFIX_OP / C_INFIX_OP)
 _F_SIGN, _F_PREFIX, _F_INFIX, _F_SPACE = 1, 2, 4, 8
@@ -247,18 +79,18 @@ class _Writer:
         if fl:
             if fl & _F_SPACE:
                 return True
-            if fl & _F_SIGN and (c.isdigit() or _is_symbol(c)):
+            if fl & _F_SIGN and (c.isdigit() or is_symbol(c)):
                 return True
             if fl & _F_PREFIX and c in "({":
                 return True
             if fl & _F_INFIX and c == "(":
                 return False
         if c == "(":
-            return last not in _PUNCT
-        if _is_alnum(last):
-            return _is_alnum(c) or (c == "'" and last.isdigit())
-        if _is_symbol(last):
-            return _is_symbol(c)
+            return last not in PUNCT
+        if is_alnum(last):
+            return is_alnum(c) or (c == "'" and last.isdigit())
+        if is_symbol(last):
+            return is_symbol(c)
         return (c == "'" or c == '"') and last == c
 
     def token(self, s) -> bool:
@@ -418,7 +250,7 @@ class _Writer:
             return
         self.atom(name)
         self.flags = _F_PREFIX | (_F_SIGN if name == "-" or name == "+" else 0)
-        if _is_alnum(self.last):
+        if is_alnum(self.last):
             # 'dynamic -1' must not read back as dynamic-1 (SWI writes it glued)
             self.flags |= _F_SPACE
         push((_TERM, arg, argmax, depth + 1, True))
@@ -455,10 +287,10 @@ class _Writer:
         if type(a) is int:
             self.token(var_letter_name(a))
             return True
-        if type(a) is Atom and _is_var_name(a.name):
+        if type(a) is Atom and is_var_name(a.name):
             self.token(a.name)
             return True
-        if type(a) is str and _is_var_name(a):
+        if type(a) is str and is_var_name(a):
             self.token(a)
             return True
         return False
