@@ -44,7 +44,7 @@ def proof_html(tree, logp: float | None = None) -> str:
 def sample_html(answer) -> str:
     """A Sample (Program.sample) or a Proof (Program.proofs): its bindings, its
     probability and its proof tree."""
-    from .lang.writer import term_to_text
+    from .terms.writer import term_to_text
     rows = "".join(f"<tr><td style='text-align:left'><b>{html.escape(name)}</b></td>"
                    f"<td style='text-align:left'><code>"
                    f"{html.escape(term_to_text(value, quoted=True))}</code></td></tr>"
