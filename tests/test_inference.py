@@ -190,3 +190,19 @@ def test_loo_compares_two_priors_on_bcw():
     best = max(loos, key=lambda n: loos[n].elpd_loo)
     assert table.index[0] == best
     assert np.isclose(table["weight"].sum(), 1.0)
+
+
+def test_a_network_run_gives_its_traced_integers(tmp_path):
+    """Another model family: the posterior holds its traced integers (edges for
+    networks) and no pointwise log-likelihood (the family defines none)."""
+    out = tmp_path / "asia"
+    r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "bn.slp"), "--data",
+                                  str(DATA / "asia.csv"), "-n", "60", "--temper", "2",
+                                  "--seed", "4", "--out", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    idata = slpy.to_inference_data(out)
+    assert set(idata.groups()) == {"posterior", "sample_stats"}
+    assert set(idata.posterior.data_vars) == {"log_lik", "edges"}
+    rows = list(csv.DictReader(open(out / "chain_0" / "trace.csv")))
+    assert (idata.posterior.edges[0] == [int(r["edges"]) for r in rows]).all()
+    assert idata.sample_stats.heat.shape[-1] == 2

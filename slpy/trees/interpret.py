@@ -318,9 +318,10 @@ class WeightedTrees:
         cell = np.searchsorted(thr, grid, side="left")     # x <= t goes left
         first = np.unique(cell, return_index=True)[1]
         vals = self.node_values(t)
+        Xg = np.tile(X, (len(first), 1))            # one copy of X per interval, routed
+        Xg[:, feature] = np.repeat(grid[first], len(X))   # in one pass
+        means = vals[tree.apply(Xg)].reshape(len(first), len(X), -1).mean(axis=1)
         out = np.empty((vals.shape[1], len(grid)))
-        Xg = X.copy()
-        for i in first:
-            Xg[:, feature] = grid[i]
-            out[:, cell == cell[i]] = vals[tree.apply(Xg)].mean(axis=0)[:, None]
+        for k, i in enumerate(first):
+            out[:, cell == cell[i]] = means[k][:, None]
         return out
