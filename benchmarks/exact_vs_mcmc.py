@@ -53,78 +53,6 @@ BUNDLED = ROOT / "examples" / "data"
 DATE = "2026-11-21"
 
 
-# ---- model strings (slpy.trees.model.canonical) -------------------------------------------
-
-def parse_canonical(s: str):
-    """'node(F,V,L,R)' / 'leaf' -> nested tuples ('leaf',) / (F, V, L, R)."""
-    pos = 0
-
-    def tree():
-        nonlocal pos
-        if s.startswith("leaf", pos):
-            pos += 4
-            return ("leaf",)
-        assert s.startswith("node(", pos), s[pos:pos + 20]
-        pos += 5
-        comma = s.index(",", pos)
-        f = s[pos:comma]
-        pos = comma + 1
-        comma = s.index(",", pos)
-        v = float(s[pos:comma])
-        pos = comma + 1
-        left = tree()
-        assert s[pos] == ","
-        pos += 1
-        right = tree()
-        assert s[pos] == ")"
-        pos += 1
-        return (f, v, left, right)
-
-    t = tree()
-    assert pos == len(s), s
-    return t
-
-
-def to_term(t):
-    """A model term node(F, V, L, R) / leaf(rows(0)) (leaves' rows are not compared by
-    TreePosterior.derivation_of)."""
-    from slpy.terms.term import Atom, Struct
-    if t[0] == "leaf":
-        return Struct("leaf", (Struct("rows", (0,)),))
-    v = int(t[1]) if t[1] == int(t[1]) else t[1]
-    return Struct("node", (Atom(t[0]), v, to_term(t[2]), to_term(t[3])))
-
-
-def leaves_of(t, X, names) -> np.ndarray:
-    """Leaf index (pre-order) of each row of X; rows with x <= V go left."""
-    out = np.empty(len(X), dtype=np.int64)
-    counter = [0]
-
-    def walk(t, idx):
-        if t[0] == "leaf":
-            out[idx] = counter[0]
-            counter[0] += 1
-            return
-        go = X[idx, names[t[0]]] <= t[1]
-        walk(t[2], idx[go])
-        walk(t[3], idx[~go])
-
-    walk(t, np.arange(len(X)))
-    return out
-
-
-def tree_predict(t, train, Xq, names, alpha=1.0) -> np.ndarray:
-    """Dirichlet posterior mean class probabilities of the query rows' leaves."""
-    C = len(train.classes)
-    lt = leaves_of(t, train.X, names)
-    lq = leaves_of(t, Xq, names)
-    nleaf = max(lt.max(), lq.max()) + 1
-    counts = np.zeros((nleaf, C))
-    np.add.at(counts, (lt, train.y), 1.0)
-    post = counts + alpha
-    return (post / post.sum(axis=1, keepdims=True))[lq]
-
-
 # ---- the cases ------------------------------------------------------------------------------
 
 def cases(cfg, out: Path):
@@ -176,7 +104,7 @@ def exact_side(prior, params, data_path, cfg, n_iid, log):
     from slpy.pcfg.grammar import growtree_grammar, phi_grammar
     from slpy.pcfg.inside import TreePosterior
     from slpy.trees.likelihood import DirichletLikelihood
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     train = load_csv(data_path)
     t0 = time.perf_counter()
     rs = RowSets(train)
@@ -235,7 +163,7 @@ def curves_iid(ex, pts, top):
     rows = []
     counts = {}
     canon_cache = {}
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     iid = ex["iid"]
     leaves = np.array([post.shape(d)[0] for d in iid])
     cum = np.cumsum(ex["leafpred"][ex["paths"]], axis=1)       # [rows, n, C]
@@ -295,7 +223,8 @@ def _rel(p):
 def curves_mcmc(ex, rundir: Path, pts, top):
     """Per checkpoint, the chain's estimates against the exact values."""
     post, train = ex["post"], ex["train"]
-    names = {n: i for i, n in enumerate(train.feature_names)}
+    from slpy.trees.model import Tree
+    from slpy.trees.term import parse
     models = {}
     with open(rundir / "chain_0" / "models.csv") as f:
         for r in csv.DictReader(f):
@@ -306,13 +235,13 @@ def curves_mcmc(ex, rundir: Path, pts, top):
     logp, pred, leaves = {}, {}, {}
     zero = 0
     for i, s in models.items():
-        tree = parse_canonical(s)
-        lp = post.log_prob_term(to_term(tree))
+        lp = post.log_prob_term(parse(s, train.feature_names).term())
         if lp == -math.inf:
             zero += 1
         logp[i] = lp
-        pred[i] = tree_predict(tree, train, train.X, names)
-        leaves[i] = s.count("leaf")
+        tree = Tree.from_canonical(s, post.rowsets, train)
+        pred[i] = tree.predict_proba(train.X)
+        leaves[i] = tree.n_leaves
     t_eval = time.perf_counter() - t
     top_p = {k: p for p, k in top}
     key_of = {i: models[i] for i in models}

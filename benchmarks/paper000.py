@@ -37,7 +37,6 @@ import csv
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -86,99 +85,52 @@ TRUE_TREE = ("glucose", 127,
 RPART_KYPHOSIS = "node(Start,8,leaf,node(Start,14,node(Age,54,leaf,node(Age,110,leaf,leaf)),leaf))"
 
 
-# -- small tree helpers (canonical model strings) ----------------------------------
-
-_TOK = re.compile(r"node\(|leaf|,|\)|[^,()]+")
-
-
-def parse_model(text: str):
-    """A canonical model string (node(F,V,L,R) / leaf) as nested tuples
-    (feature, threshold, left, right) / None."""
-    toks = _TOK.findall(text.replace(" ", ""))
-    pos = 0
-
-    def take():
-        nonlocal pos
-        t = toks[pos]
-        pos += 1
-        return t
-
-    def tree():
-        t = take()
-        if t == "leaf":
-            return None
-        if t != "node(":
-            raise ValueError(f"bad model {text!r}")
-        f = take().strip("'")
-        take()
-        v = float(take())
-        take()
-        left = tree()
-        take()
-        right = tree()
-        take()
-        return (f, v, left, right)
-    out = tree()
-    if pos != len(toks):
-        raise ValueError(f"bad model {text!r}")
-    return out
-
-
-def route(tree, X, names) -> np.ndarray:
-    """The leaf (index, left to right) each row of X reaches."""
-    index = {n: i for i, n in enumerate(names)}
-    out = np.zeros(len(X), dtype=np.int64)
-    counter = [0]
-
-    def walk(t, rows):
-        if t is None:
-            out[rows] = counter[0]
-            counter[0] += 1
-            return
-        f, v, left, right = t
-        go = X[rows, index[f]] <= v
-        walk(left, rows[go])
-        walk(right, rows[~go])
-    walk(tree, np.arange(len(X)))
-    return out
-
+# -- small tree helpers (canonical model strings: slpy.trees.term) ----------------
 
 def contains(tree, sub) -> bool:
     """Whether `tree` is `sub` with some of its leaves grown (same splits at the same
-    places)."""
-    if sub is None:
-        return True
-    if tree is None or tree[:2] != sub[:2]:
-        return False
-    return contains(tree[2], sub[2]) and contains(tree[3], sub[3])
+    places); both are slpy.trees.term.FlatTree."""
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        if sub.feature[j] < 0:
+            continue
+        if tree.feature[i] != sub.feature[j] or tree.threshold[i] != sub.threshold[j]:
+            return False
+        stack += [(tree.left[i], sub.left[j]), (tree.right[i], sub.right[j])]
+    return True
 
 
-def n_leaves(tree) -> int:
-    return 1 if tree is None else n_leaves(tree[2]) + n_leaves(tree[3])
-
-
-def tree_loglik(tree, ds) -> float:
+def tree_loglik(text: str, ds) -> float:
     """Dirichlet(1, ..., 1) marginal log-likelihood of a structure on a dataset."""
     from slpy.trees.likelihood import tree_log_likelihood
-    leaf = route(tree, ds.X, ds.feature_names)
-    leaves = [np.flatnonzero(leaf == i) for i in range(n_leaves(tree))]
+    from slpy.trees.term import parse
+    t = parse(text, ds.feature_names)
+    leaf = t.leaf_of(ds.X)
+    leaves = [np.flatnonzero(leaf == i) for i in range(t.n_leaves)]
     return tree_log_likelihood(ds.y, leaves, n_classes=ds.n_classes)
+
+
+def n_leaves(text: str, ds) -> int:
+    from slpy.trees.term import parse
+    return parse(text, ds.feature_names).n_leaves
 
 
 def vote_class0(models: list[tuple[str, int]], train, test) -> np.ndarray:
     """Per test row, the fraction of sampled trees (weighted by visits) whose leaf's
     majority training class is class 0 (a tie counts one half): the class posterior
     estimate of the paper's Fig 5 experiment."""
+    from slpy.trees.term import parse
     total = 0
     acc = np.zeros(test.n_rows)
     for text, count in models:
-        t = parse_model(text)
-        k = n_leaves(t)
-        ltr = route(t, train.X, train.feature_names)
+        t = parse(text, train.feature_names)
+        k = t.n_leaves
+        ltr = t.leaf_of(train.X)
         c0 = np.bincount(ltr[train.y == 0], minlength=k)
         c1 = np.bincount(ltr[train.y != 0], minlength=k)
         vote = np.where(c0 > c1, 1.0, np.where(c0 == c1, 0.5, 0.0))
-        acc += count * vote[route(t, test.X, test.feature_names)]
+        acc += count * vote[t.leaf_of(test.X)]
         total += count
     return acc / total
 
@@ -232,7 +184,7 @@ def prepare_data(out: Path, quick: bool) -> dict:
     from slpy.data import load_csv, train_test_split
     from slpy.data.rowsets import RowSets
     from slpy.trees.greedy import greedy_tree
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     d = out / "data"
     d.mkdir(parents=True, exist_ok=True)
     paths = {"bcw": DATA / "bcw.csv", "kyph": DATA / "kyphosis.csv",
@@ -483,12 +435,12 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
     for key in ("bcw", "kyph", "pima"):
         ds = load_csv(paths[key])
         for ml in (5, 7):
-            t = parse_model(paths["greedy"][f"{key}_ml{ml}"])
-            g[f"{key}_ml{ml}"] = dict(log_lik=tree_loglik(t, ds), leaves=n_leaves(t),
+            t = paths["greedy"][f"{key}_ml{ml}"]
+            g[f"{key}_ml{ml}"] = dict(log_lik=tree_loglik(t, ds), leaves=n_leaves(t, ds),
                                       model=paths["greedy"][f"{key}_ml{ml}"])
     ky = load_csv(paths["kyph"])
-    t = parse_model(RPART_KYPHOSIS)
-    g["kyph_rpart_doc"] = dict(log_lik=tree_loglik(t, ky), leaves=n_leaves(t),
+    t = RPART_KYPHOSIS
+    g["kyph_rpart_doc"] = dict(log_lik=tree_loglik(t, ky), leaves=n_leaves(t, ky),
                                model=RPART_KYPHOSIS)
     res["greedy"] = g
     if "best" in done:
@@ -537,9 +489,8 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
             acc_pp=[read_summary(rd)["acc_max"] for rd in (a, b)])
     if "fig8" in done:
         pima = load_csv(paths["pima"])
-        init_ll = tree_loglik(parse_model(paths["greedy"]["pima_ml5"]), pima)
-        f8 = {"init_log_lik": init_ll, "init_leaves": n_leaves(parse_model(
-            paths["greedy"]["pima_ml5"]))}
+        init_ll = tree_loglik(paths["greedy"]["pima_ml5"], pima)
+        f8 = {"init_log_lik": init_ll, "init_leaves": n_leaves(paths["greedy"]["pima_ml5"], pima)}
         for name, _ in runs["fig8"]:
             it, ll, lv = read_trace(R / name)
             n = len(ll)
@@ -551,18 +502,20 @@ def analyse(out: Path, paths: dict, runs: dict, done: set) -> dict:
         res["fig8"] = f8
     if "fig7" in done:
         bcw = load_csv(paths["bcw"])
-        f7 = {"init_log_lik": tree_loglik(parse_model(paths["greedy"]["bcw_ml7"]), bcw),
+        from slpy.trees.term import parse
+        f7 = {"init_log_lik": tree_loglik(paths["greedy"]["bcw_ml7"], bcw),
               "init_model": paths["greedy"]["bcw_ml7"]}
         for name, _ in runs["fig7"]:
             it, ll, lv = read_trace(R / name)
             models = read_models(R / name)
             share = sum(m["count"] for m in models if m["model"] == f7["init_model"])
-            init = parse_model(f7["init_model"])
+            init = parse(f7["init_model"], bcw.feature_names)
             total = sum(m["count"] for m in models)
             grown = sum(m["count"] for m in models
-                        if contains(parse_model(m["model"]), init)) / total
+                        if contains(parse(m["model"], bcw.feature_names), init)) / total
             root = sum(m["count"] for m in models
-                       if (parse_model(m["model"]) or (None, None))[:2] == init[:2]) / total
+                       if parse(m["model"], bcw.feature_names).nodes()[0] == init.nodes()[0]
+                       ) / total
             n = len(ll)
             f7[name] = dict(mean_last_half=float(ll[n // 2:].mean()), max=float(ll.max()),
                             sd_last_half=float(ll[n // 2:].std()),

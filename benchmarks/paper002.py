@@ -265,91 +265,13 @@ PAPER = {
 }
 
 
-def parse_canonical(s: str):
-    """slpy's canonical model string -> nested ('leaf' | (feature, threshold, L, R))."""
-    pos = 0
-
-    def parse():
-        nonlocal pos
-        if s.startswith("leaf", pos):
-            pos += 4
-            return "leaf"
-        if not s.startswith("node(", pos):
-            raise ValueError(f"bad model string at {pos}: {s[pos:pos + 20]!r}")
-        pos += 5
-        j = s.index(",", pos)
-        feat = s[pos:j]
-        pos = j + 1
-        j = s.index(",", pos)
-        thr = float(s[pos:j])
-        pos = j + 1
-        left = parse()
-        pos += 1  # ","
-        right = parse()
-        pos += 1  # ")"
-        return (feat, thr, left, right)
-
-    t = parse()
-    if pos != len(s):
-        raise ValueError(f"trailing text in model string: {s[pos:]!r}")
-    return t
-
-
-def flatten(tree, index):
-    """Nested tree -> arrays (feature, threshold, left, right); feature -1 at leaves."""
-    feat, thr, left, right = [], [], [], []
-    stack = [(tree, -1, 0)]
-    while stack:
-        node, parent, side = stack.pop()
-        k = len(feat)
-        if parent >= 0:
-            (left if side == 0 else right)[parent] = k
-        if node == "leaf":
-            feat.append(-1)
-            thr.append(0.0)
-            left.append(-1)
-            right.append(-1)
-            continue
-        f, t, lt, rt = node
-        feat.append(index[f] if f in index else int(f))
-        thr.append(t)
-        left.append(-1)
-        right.append(-1)
-        stack.append((rt, k, 1))
-        stack.append((lt, k, 0))
-    return (np.array(feat, np.int64), np.array(thr), np.array(left, np.int64),
-            np.array(right, np.int64))
-
-
-def tree_proba(tree, train, X_test, alpha: float = 1.0) -> np.ndarray:
-    """Posterior-mean class probabilities of a tree structure fitted to `train`:
-    (n_ik + alpha) / (n_i + K alpha) at the leaf each test row reaches."""
-    index = {n: i for i, n in enumerate(train.feature_names)}
-    feat, thr, left, right = flatten(tree, index)
-    k = train.n_classes
-
-    def apply(X):
-        at = np.zeros(len(X), np.int64)
-        idx = np.arange(len(X)) if feat[0] >= 0 else np.zeros(0, np.int64)
-        while idx.size:
-            node = at[idx]
-            go = X[idx, feat[node]] <= thr[node]
-            at[idx] = np.where(go, left[node], right[node])
-            idx = idx[feat[at[idx]] >= 0]
-        return at
-
-    counts = np.bincount(apply(train.X) * k + train.y, minlength=len(feat) * k)
-    counts = counts.reshape(len(feat), k) + alpha
-    post = counts[apply(X_test)]
-    return post / post.sum(axis=1, keepdims=True)
-
-
 class Split_:
     """The train/test split of a dataset, as slpy loads it (test classes mapped by name)."""
 
     def __init__(self, out: Path, name: str):
-        from slpy.data import load_csv
+        from slpy.data import RowSets, load_csv
         self.train = load_csv(out / "splits" / f"{name}_train.csv")
+        self.rowsets = RowSets(self.train)
         test = load_csv(out / "splits" / f"{name}_test.csv")
         m = {c: self.train.classes.index(c) for c in test.classes}
         self.X_test = test.X
@@ -391,11 +313,13 @@ class Run:
             z = np.load(cache)
             if all(f"n{n}" in z for n in prefixes):
                 return {n: z[f"n{n}"] for n in prefixes}
+        from slpy.trees.model import Tree
         counts = np.stack([np.bincount(self.ids[:n], minlength=len(self.models))
                            for n in prefixes])
         acc = np.zeros((len(prefixes), len(split.X_test), split.train.n_classes))
         for i in np.nonzero(counts[-1])[0]:
-            p = tree_proba(parse_canonical(self.models[i]), split.train, split.X_test)
+            p = Tree.from_canonical(self.models[i], split.rowsets,
+                                    split.train).predict_proba(split.X_test)
             acc += counts[:, i, None, None] * p
         res = {n: acc[k] / n for k, n in enumerate(prefixes)}
         np.savez_compressed(cache, **{f"n{n}": v for n, v in res.items()})

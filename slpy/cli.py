@@ -346,7 +346,8 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
 
 def _model_trees(program, values, varnames):
     """The answer variables bound to model terms, as Tree objects."""
-    from .trees.model import Tree, leaf_row_ids, ModelTermError
+    from .trees.model import Tree
+    from .trees.term import leaf_row_ids, ModelTermError
     out = []
     for n, v in varnames.items():
         if n.startswith("_"):

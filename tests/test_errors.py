@@ -15,7 +15,7 @@ from slpy.mcmc.run import RunError
 from slpy.pcfg.grammar import GrammarTooLarge
 from slpy.pcfg.tabled import CompileError
 from slpy.report import ReportError
-from slpy.trees.model import ModelTermError
+from slpy.trees.term import ModelTermError
 
 
 def _syntax(line):

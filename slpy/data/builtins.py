@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..logic.builtins import det, stochastic, UniformChoice
+from .splits import threshold_value
 from ..terms.term import Var, Atom, Struct, deref, atom, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
 
@@ -84,12 +85,6 @@ def _num(t):
     return t
 
 
-def _threshold_term(x: float):
-    # integer-valued thresholds print as integers, as in the papers' trees
-    xi = int(x)
-    return xi if xi == x else float(x)
-
-
 def attach(engine, rowsets, dataset) -> None:
     """Give a Program's engine the training data (called by Program.attach_data)."""
     engine.rowsets = rowsets
@@ -125,7 +120,7 @@ def features(eng, fs):
 @det("feature_thresholds", 3)
 def feature_thresholds(eng, r, f, ts):
     th = _state(eng).thresholds(row_id(r), _feature(eng, f))
-    return eng.unify(ts, mklist([_threshold_term(x) for x in th]))
+    return eng.unify(ts, mklist([threshold_value(x) for x in th]))
 
 
 @det("split_rows", 5)
@@ -145,7 +140,7 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
         thrs = sl.thresholds
         def value(i):
             f, t, l, r = sl[i]
-            return Struct("split", (fa[f], _threshold_term(t), rows_term(l), rows_term(r)))
+            return Struct("split", (fa[f], threshold_value(t), rows_term(l), rows_term(r)))
 
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))

@@ -26,7 +26,8 @@ import numpy as np
 from ..logic.builtins import det, stochastic
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
-from ..data.builtins import row_id, rows_term, _state, _threshold_term
+from ..data.builtins import row_id, rows_term, _state
+from ..data.splits import threshold_value
 
 __all__ = ["phi_table", "parse_spec", "share_table"]
 
@@ -125,7 +126,7 @@ def phi_split(eng, g, rows, depth, s):
         l, r = int(g_.left[k]), int(g_.right[k])
         f, t = int(g_.feat[k]), float(g_.thr[k])
         wt = math.exp(w + q0[l, dc] + q0[r, dc] - z)
-        val = Struct("split", (fa[f], _threshold_term(t), rows_term(int(g_.rid[l])),
+        val = Struct("split", (fa[f], threshold_value(t), rows_term(int(g_.rid[l])),
                                rows_term(int(g_.rid[r]))))
         cands.append((wt, val, (f, t)))
     return s, cands

@@ -243,7 +243,7 @@ class _Report:
 
     def _text(self, term) -> str:
         """canonical() for model terms (with data), the term's text otherwise."""
-        from ..trees.model import canonical
+        from ..trees.term import canonical
         from ..terms.writer import term_to_text
         return canonical(term) if self.train is not None else term_to_text(term, quoted=True)
 

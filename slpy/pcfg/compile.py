@@ -51,7 +51,7 @@ class ExactModel:
         return self.post.answer(deriv)[self.answer_var]
 
     def shape(self, deriv) -> tuple[int, int]:
-        from ..trees.model import shape
+        from ..trees.term import shape
         return shape(self.term(deriv))
 
     def log_lik(self, deriv) -> float:
@@ -145,7 +145,7 @@ def check_recognition(program, query, post: TreePosterior, rng, n_samples=4) -> 
         a = comp.lazy_log_prob([term])
         b = post.log_prior(d)
         if not (abs(a - b) <= CHECK_TOL * max(1.0, abs(b))):
-            from ..trees.model import canonical
+            from ..trees.term import canonical
             raise CompileError(f"the tree grammar does not match the program on "
                                f"{canonical(term)} (log prior {b:.12g} vs {a:.12g})")
     return len(derivs)

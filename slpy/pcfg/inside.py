@@ -21,23 +21,14 @@ import time
 
 import numpy as np
 
-from ..errors import PicklableError
-from ..terms.term import Atom, Struct, deref, Var
+from ..data.splits import threshold_value
+from ..terms.term import Atom, Struct
 from ..trees.likelihood import DirichletLikelihood, Likelihood
+from ..trees.term import FlatTree
 from . import _kernels as K
 from .grammar import TreeGrammar
 
-__all__ = ["TreePosterior", "ModelTermError"]
-
-
-class ModelTermError(PicklableError, ValueError):
-    """A term that is not a tree model term of this grammar's data."""
-
-
-def _threshold_term(x: float):
-    # the same form as the data builtins: integer-valued thresholds are integers
-    xi = int(x)
-    return xi if xi == x else float(x)
+__all__ = ["TreePosterior"]
 
 
 class TreePosterior:
@@ -131,37 +122,28 @@ class TreePosterior:
         the grammar cannot derive it (prior probability 0). Leaves' row ids are not
         compared: the structure determines the rows."""
         g = self.grammar
-        names = {n: i for i, n in enumerate(self.dataset.feature_names)}
+        flat = FlatTree.from_term(term, self.dataset.feature_names)
         out = []
-        stack = [(term, 0, 0)]
-        while stack:
-            t, j, d = stack.pop()
-            t = deref(t)
+        pending = [(0, 0)]
+        for i in range(flat.n_nodes):        # pre-order: a node's (j, d) is known first
+            j, d = pending.pop()
             if not (g.reach[j, d] and g.alive[j, d]):
                 return None
-            if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-                f, v = deref(t.args[0]), deref(t.args[1])
-                fi = names.get(f.name) if type(f) is Atom else None
-                if fi is None or type(v) not in (int, float):
-                    raise ModelTermError(f"not a split of this data: {f}, {v}")
-                s = g.find_split(j, fi, float(v))
-                if s < 0 or g.log_split[j, d] == -math.inf:
-                    return None
-                dc = g.child_depth(d)
-                l, r = int(g.left[s]), int(g.right[s])
-                if not (g.alive[l, dc] and g.alive[r, dc]):
-                    return None
-                out.append((j, d, s))
-                stack.append((t.args[3], r, dc))
-                stack.append((t.args[2], l, dc))
-            elif type(t) is Struct and t.name == "leaf" and len(t.args) == 1:
+            if flat.feature[i] < 0:
                 if g.log_stop[j, d] == -math.inf:
                     return None
                 out.append((j, d, -1))
-            elif type(t) is Var:
-                raise ModelTermError("the model term is not fully built")
-            else:
-                raise ModelTermError(f"not a model term: {t}")
+                continue
+            s = g.find_split(j, int(flat.feature[i]), float(flat.threshold[i]))
+            if s < 0 or g.log_split[j, d] == -math.inf:
+                return None
+            dc = g.child_depth(d)
+            l, r = int(g.left[s]), int(g.right[s])
+            if not (g.alive[l, dc] and g.alive[r, dc]):
+                return None
+            out.append((j, d, s))
+            pending.append((r, dc))
+            pending.append((l, dc))
         return tuple(out)
 
     def log_prob_term(self, term, prior: bool = False) -> float:
@@ -181,7 +163,7 @@ class TreePosterior:
                 left = built.pop()
                 right = built.pop()
                 built.append(Struct("node", (names[int(g.feat[s])],
-                                             _threshold_term(float(g.thr[s])), left, right)))
+                                             threshold_value(float(g.thr[s])), left, right)))
         return built[0]
 
     def tree(self, deriv, alpha=None):

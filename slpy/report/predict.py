@@ -21,36 +21,8 @@ import numpy as np
 
 from . import ReportError
 
-__all__ = ["parse_canonical", "tree_from_canonical", "RunData", "load_run_data",
-           "mcmc_predictive", "ExactPosterior", "exact_posterior", "read_rows",
+__all__ = ["RunData", "load_run_data", "mcmc_predictive", "ExactPosterior", "exact_posterior", "read_rows",
            "predict_run"]
-
-
-# -- canonical model terms (slpy.trees.canonical) ---------------------------------------------
-
-def parse_canonical(text: str, feature_names) -> list:
-    """slpy.trees.canonical.parse_canonical, its errors as ReportErrors."""
-    from ..trees.canonical import parse_canonical as parse
-    from ..trees.model import ModelTermError
-    try:
-        return parse(text, feature_names)
-    except ModelTermError as e:
-        raise ReportError(str(e)) from None
-
-
-def tree_from_canonical(text: str, rowsets, train, alpha=1.0):
-    """slpy.trees.canonical.tree_from_canonical, its errors as ReportErrors."""
-    from ..trees.canonical import tree_from_canonical as build
-    from ..trees.model import ModelTermError
-    try:
-        return build(text, rowsets, train, alpha)
-    except ModelTermError as e:
-        raise ReportError(str(e)) from None
-
-
-def canonical_term(text: str, feature_names):
-    from ..trees.canonical import canonical_term as term
-    return term(text, feature_names)
 
 
 # -- the run's data --------------------------------------------------------------------------
@@ -121,6 +93,8 @@ def mcmc_predictive(run, data: RunData, X, trees: dict | None = None) -> np.ndar
     """Mean over chains of the visit-weighted mean of the trees' predictions: class
     probabilities [n, C] (classification) or means [n] (regression). ``trees`` caches
     canonical term -> Tree across calls."""
+    from ..trees.model import Tree
+    from ..trees.term import ModelTermError
     trees = {} if trees is None else trees
     X = np.asarray(X, dtype=float)
     classify = data.train.task == "classification"
@@ -133,7 +107,11 @@ def mcmc_predictive(run, data: RunData, X, trees: dict | None = None) -> np.ndar
         for key, count in ch.models:
             t = trees.get(key)
             if t is None:
-                t = trees[key] = tree_from_canonical(key, data.rowsets, data.train, data.alpha)
+                try:
+                    t = Tree.from_canonical(key, data.rowsets, data.train, data.alpha)
+                except ModelTermError as e:
+                    raise ReportError(f"{run.path}: {e}") from None
+                trees[key] = t
             total += count * (t.predict_proba(X) if classify else t.predict_mean(X))
         preds.append(total / kept)
     if not preds:
@@ -171,11 +149,11 @@ class ExactPosterior:
 
     def prob(self, canonical_text: str) -> float:
         """Exact posterior probability of the tree with this canonical term."""
+        from ..trees.term import canonical, parse
         if self.model.route == "tree":
-            term = canonical_term(canonical_text, self.data.train.feature_names)
+            term = parse(canonical_text, self.data.train.feature_names).term()
             return math.exp(self.model.post.log_prob_term(term))
         if self._table is None:
-            from ..trees.model import canonical
             self._table = {}
             for lp, d in self.model.post.enumerate():
                 key = canonical(self.model.term(d))
@@ -184,7 +162,7 @@ class ExactPosterior:
 
     def top(self, k: int) -> list:
         """[(canonical term, exact probability)] of the k most probable trees."""
-        from ..trees.model import canonical
+        from ..trees.term import canonical
         return [(canonical(self.model.term(d)), math.exp(lp))
                 for lp, d in self.model.post.kbest(k)]
 

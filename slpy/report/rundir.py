@@ -143,7 +143,8 @@ def _float_or_none(s):
 
 def load_run(path) -> Run:
     """Read the run directory at ``path``."""
-    from ..trees.model import Tree, ModelTermError
+    from ..trees.model import Tree
+    from ..trees.term import ModelTermError
     path = Path(path)
     if not path.is_dir():
         raise ReportError(f"{path}: no such run directory")

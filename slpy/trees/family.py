@@ -2,7 +2,7 @@
 
 A model term is a tree of ``node(Feature, Threshold, Left, Right)`` and
 ``leaf(Rows)``; its score is the likelihood plugin's (slpy.trees.likelihood) product
-over the leaves, its key the structure (slpy.trees.model.canonical), and it is traced
+over the leaves, its key the structure (slpy.trees.term.canonical), and it is traced
 by its number of leaves and its depth. The exact block move of GROWTREE priors
 (slpy.trees.exact_move) is this family's contribution to the moves.
 """
@@ -12,7 +12,8 @@ import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
 from ..terms.term import Struct, Var, deref
-from .model import Tree, canonical, leaves_and_depth, shape
+from .model import Tree
+from .term import canonical, leaves_and_depth, shape
 
 __all__ = ["TreeFamily", "TreeScorer", "load_data", "TREES"]
 
@@ -149,8 +150,7 @@ class TreeFamily(ModelFamily):
 
     def describe(self, scorer, train, key, term=None):
         if term is None:      # a model sampled in another process: its key only
-            from .canonical import tree_from_canonical
-            return tree_from_canonical(key, scorer.rowsets, train, scorer.alpha)
+            return Tree.from_canonical(key, scorer.rowsets, train, scorer.alpha)
         return Tree.from_term(term, scorer.rowsets, train, scorer.alpha)
 
     def predict(self, scorer, train, test, visits, kept, models):

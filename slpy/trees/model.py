@@ -1,133 +1,17 @@
-"""Model terms and trees.
-
-A prior's answer is a model term: ``node(Feature, Threshold, Left, Right)`` (rows with
-Feature =< Threshold go left) and ``leaf(rows(Id))``. ``Tree`` is its Python form: it
-prints readably, exports to JSON and back, and predicts new rows.
+"""Trees: the Python form of a tree model term (slpy.trees.term) with its leaves'
+training summaries. A ``Tree`` prints readably, exports to JSON and back, and predicts
+new rows.
 """
 from __future__ import annotations
 
-import functools
 import json
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import PicklableError
-from ..terms.term import Atom, Struct, Var, deref
-
-
-class ModelTermError(PicklableError, ValueError):
-    pass
-
-
-def leaf_row_ids(term) -> list[int]:
-    """Row-set ids of the leaves of a model term, left to right (fast, iterative)."""
-    out = []
-    stack = [term]
-    while stack:
-        t = stack.pop()
-        while type(t) is Var:
-            t = t.ref
-            if t is None:
-                raise ModelTermError("the model term is not fully built")
-        if type(t) is not Struct:
-            raise ModelTermError(f"not a model term: {t}")
-        if t.name == "node" and len(t.args) == 4:
-            stack.append(t.args[3])
-            stack.append(t.args[2])
-        elif t.name == "leaf" and len(t.args) == 1:
-            r = deref(t.args[0])
-            if type(r) is Struct and r.name == "rows":
-                out.append(deref(r.args[0]))
-            else:
-                raise ModelTermError(f"leaf without a row set: {t}")
-        else:
-            raise ModelTermError(f"not a model term: {t}")
-    return out
-
-
-def leaves_and_depth(term) -> tuple[list[int], int]:
-    """(row-set ids of the leaves left to right, depth) in one walk: the sampler's
-    per-state summary."""
-    out = []
-    depth = 0
-    stack = [(term, 0)]
-    while stack:
-        t, d = stack.pop()
-        while type(t) is Var:
-            t = t.ref
-            if t is None:
-                raise ModelTermError("the model term is not fully built")
-        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-            stack.append((t.args[3], d + 1))
-            stack.append((t.args[2], d + 1))
-            continue
-        if type(t) is Struct and t.name == "leaf" and len(t.args) == 1:
-            r = deref(t.args[0])
-            if type(r) is Struct and r.name == "rows":
-                out.append(deref(r.args[0]))
-                if d > depth:
-                    depth = d
-                continue
-            raise ModelTermError(f"leaf without a row set: {t}")
-        raise ModelTermError(f"not a model term: {t}")
-    return out, depth
-
-
-def shape(term) -> tuple[int, int]:
-    """(number of leaves, depth) of a model term."""
-    leaves = 0
-    depth = 0
-    stack = [(term, 0)]
-    while stack:
-        t, d = stack.pop()
-        t = deref(t)
-        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-            stack.append((t.args[2], d + 1))
-            stack.append((t.args[3], d + 1))
-        else:
-            leaves += 1
-            depth = max(depth, d)
-    return leaves, depth
-
-
-@functools.lru_cache(maxsize=4096)
-def feature_key(name) -> str:
-    """A feature's name as canonical keys write it: as it is when it is made of
-    letters, digits and underscores, else quoted as a Prolog atom ('a,b', 'my col'),
-    so that no name can break the key apart."""
-    if _PLAIN_NAME.match(name):
-        return name
-    from ..terms.text import quote_text
-    return quote_text(name)
-
-
-_PLAIN_NAME = re.compile(r"\w+\Z", re.ASCII)
-
-
-def canonical(term) -> str:
-    """A key for a model that does not depend on row-set ids: the tree's structure
-    (given the data, the structure determines the leaves' rows)."""
-    parts = []
-    stack = [term]
-    while stack:
-        t = stack.pop()
-        if type(t) is str:
-            parts.append(t)
-            continue
-        t = deref(t)
-        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-            f = deref(t.args[0])
-            v = deref(t.args[1])
-            parts.append(f"node({feature_key(f.name) if type(f) is Atom else f},{v!r},")
-            stack.append(")")
-            stack.append(t.args[3])
-            stack.append(",")
-            stack.append(t.args[2])
-        else:
-            parts.append("leaf")
-    return "".join(parts)
+from ..terms.term import Atom, Struct
+from ..data.splits import threshold_value
+from .term import FlatTree, ModelTermError, leaf_row_ids, parse
 
 
 @dataclass
@@ -162,34 +46,42 @@ class Tree:
     # -- building ------------------------------------------------------------------
     @classmethod
     def from_term(cls, term, rowsets, dataset, alpha=1.0) -> "Tree":
-        names = dataset.feature_names
-        index = {n: i for i, n in enumerate(names)}
-        regression = dataset.task == "regression"
+        """The tree of a Prolog model term, its leaves summarising their row sets."""
+        flat = FlatTree.from_term(term, dataset.feature_names)
+        return cls._build(flat, leaf_row_ids(term), rowsets, dataset, alpha)
 
-        def leaf(rid):
-            c = rowsets.stats(rid) if regression else rowsets.class_counts(rid)
-            return Leaf(np.asarray(c, dtype=float), rid)
-
-        # iterative post-order build
-        work = [(term, False)]
-        built: list = []
-        while work:
-            t, done = work.pop()
-            t = deref(t)
-            if done:
-                right = built.pop()
-                left = built.pop()
-                f = deref(t.args[0])
-                fname = f.name if type(f) is Atom else names[f]
-                built.append(Split(index[fname], fname, float(deref(t.args[1])), left,
-                                   right))
-                continue
-            if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-                work.append((t, True))
-                work.append((t.args[3], False))
-                work.append((t.args[2], False))
+    @classmethod
+    def from_canonical(cls, text: str, rowsets, dataset, alpha=1.0) -> "Tree":
+        """The tree of a canonical text (slpy.trees.term), its leaves summarising the
+        training rows that reach them (ModelTermError if it is not a model term)."""
+        flat = parse(text, dataset.feature_names)
+        pending = [rowsets.root()]
+        rids = []
+        for i in range(flat.n_nodes):      # pre-order: a node's rows are known first
+            rid = pending.pop()
+            if flat.feature[i] < 0:
+                rids.append(rid)
             else:
-                built.append(leaf(leaf_row_ids(t)[0]))
+                left, right = rowsets.split(rid, int(flat.feature[i]), float(flat.threshold[i]))
+                pending.append(right)
+                pending.append(left)
+        return cls._build(flat, rids, rowsets, dataset, alpha)
+
+    @classmethod
+    def _build(cls, flat, leaf_rids, rowsets, dataset, alpha) -> "Tree":
+        regression = dataset.task == "regression"
+        names = dataset.feature_names
+        rids = iter(reversed(leaf_rids))
+        built = []
+        for i in range(flat.n_nodes - 1, -1, -1):       # children before parents
+            f = int(flat.feature[i])
+            if f < 0:
+                rid = next(rids)
+                c = rowsets.stats(rid) if regression else rowsets.class_counts(rid)
+                built.append(Leaf(np.asarray(c, dtype=float), rid))
+            else:
+                left, right = built.pop(), built.pop()
+                built.append(Split(f, names[f], float(flat.threshold[i]), left, right))
         return cls(built[0], list(names), dataset.classes, dataset.task, alpha)
 
     # -- reading ---------------------------------------------------------------------
@@ -325,58 +217,45 @@ class Tree:
             if isinstance(n, Leaf):
                 return Struct("leaf", (Struct("rows", (n.rows,)),)) if n.rows is not None \
                     else Atom("leaf")
-            v = n.threshold
-            return Struct("node", (Atom(n.name), int(v) if float(v).is_integer() else v,
+            return Struct("node", (Atom(n.name), threshold_value(n.threshold),
                                    enc(n.left), enc(n.right)))
         return enc(self.root)
 
     # -- prediction -----------------------------------------------------------------------
     def _flatten(self):
+        """(the structure as a FlatTree, the leaves' counts [n_nodes, width] in pre-order;
+        zero rows at splits)."""
         if self._flat is None:
             nodes = list(self.nodes())
-            pos = {id(n): i for i, n in enumerate(nodes)}
-            k = len(nodes)
-            feat = np.full(k, -1, np.int64)
-            thr = np.zeros(k)
-            left = np.full(k, -1, np.int64)
-            right = np.full(k, -1, np.int64)
-            width = len(nodes[0].counts) if isinstance(nodes[0], Leaf) else \
-                max(len(n.counts) for n in nodes if isinstance(n, Leaf))
-            value = np.zeros((k, width))
+            pre = [(n.feature, n.threshold) if isinstance(n, Split) else None for n in nodes]
+            width = max(len(n.counts) for n in nodes if isinstance(n, Leaf))
+            value = np.zeros((len(nodes), width))
             for i, n in enumerate(nodes):
-                if isinstance(n, Split):
-                    feat[i], thr[i] = n.feature, n.threshold
-                    left[i], right[i] = pos[id(n.left)], pos[id(n.right)]
-                else:
+                if isinstance(n, Leaf):
                     value[i] = n.counts
-            self._flat = (feat, thr, left, right, value)
+            self._flat = (FlatTree.from_preorder(self.feature_names, pre), value)
         return self._flat
+
+    @property
+    def flat(self) -> FlatTree:
+        """The structure as flat arrays (slpy.trees.term.FlatTree), nodes in pre-order."""
+        return self._flatten()[0]
 
     def apply(self, X) -> np.ndarray:
         """Index (in pre-order) of the leaf each row of X reaches."""
-        X = np.asarray(X, dtype=float)
-        feat, thr, left, right, _ = self._flatten()
-        at = np.zeros(len(X), np.int64)
-        active = feat[at] >= 0
-        while active.any():
-            idx = np.nonzero(active)[0]
-            node = at[idx]
-            go_left = X[idx, feat[node]] <= thr[node]
-            at[idx] = np.where(go_left, left[node], right[node])
-            active = feat[at] >= 0
-        return at
+        return self.flat.apply(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior mean class probabilities: (n_ik + alpha_k) / (n_i + sum(alpha))."""
         if self.task != "classification":
             raise ValueError("predict_proba is for classification trees")
-        counts = self._flatten()[4][self.apply(X)]
+        counts = self._flatten()[1][self.apply(X)]
         a = np.broadcast_to(np.asarray(self.alpha, dtype=float), counts.shape[1:])
         post = counts + a
         return post / post.sum(axis=1, keepdims=True)
 
     def predict_mean(self, X) -> np.ndarray:
-        stats = self._flatten()[4][self.apply(X)]
+        stats = self._flatten()[1][self.apply(X)]
         return np.where(stats[:, 0] > 0, stats[:, 1] / np.maximum(stats[:, 0], 1), np.nan)
 
 

@@ -16,7 +16,7 @@ from slpy.cli import main
 from slpy.data import RowSets, from_arrays, load_csv
 from slpy.estimator import BayesianTreeClassifier, BayesianTreeRegressor
 from slpy.trees import make_likelihood
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 from ..mcmc.exact_growtree import enumerate_trees
 

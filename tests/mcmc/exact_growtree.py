@@ -2,7 +2,7 @@
 prior probability (backtrackable semantics: a node without a valid split is a leaf)."""
 from __future__ import annotations
 
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 
 def enumerate_trees(rowsets, names, alpha, beta, min_leaf, rid=None, depth=0):

@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 from slpy import Program
 from slpy.data import load_csv
 from slpy.trees import make_likelihood
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 from slpy.mcmc.model import PosteriorModel
 from slpy.trees.family import TreeScorer
 from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step

@@ -20,7 +20,7 @@ import pytest
 from slpy.mcmc.chain import sample_chain
 from slpy.mcmc.kernel import build_kernel
 from slpy.mcmc.moves import Move, make_moves, DEFAULT_PROPOSAL
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 from .test_correctness import chi2_pvalue, exact, model_for
 

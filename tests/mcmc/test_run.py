@@ -101,7 +101,7 @@ def test_init_greedy_and_from_file(tmp_path):
     from slpy.mcmc.chain import _initial_state
     from slpy.data import load_csv
     from slpy.trees.greedy import greedy_tree
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     ds = load_csv(DATA)
     cfg = dict(DEFAULTS, prior=PRIOR, data=DATA, init="greedy")
     model = build_model(cfg, ds)

@@ -116,6 +116,7 @@ def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     out, _, res = quick
     P = load_script()
     from slpy.data import load_csv
+    from slpy.trees.term import parse
     train = load_csv(out / "data" / "synth_train.csv")
     X, names = train.X, train.feature_names
     g, age, mass = (X[:, names.index(c)] for c in ("glucose", "age", "mass"))
@@ -123,7 +124,7 @@ def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     assert all(m.sum() >= 20 for m in boxes.values())
     for seed in (1, 2, 3):
         for row in models(out / "runs" / f"synth_box_s{seed}"):
-            leaf = P.route(P.parse_model(row["model"]), X, names)
+            leaf = parse(row["model"], names).leaf_of(X)
             for box, m in boxes.items():
                 assert len(set(leaf[m].tolist())) == 1, (box, row["model"])
     # the true tree's leaves: the Fig 1 boxes are two of them

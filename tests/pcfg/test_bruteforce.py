@@ -8,7 +8,7 @@ from slpy.data.rowsets import RowSets
 from slpy.pcfg.grammar import growtree_grammar, phi_grammar
 from slpy.pcfg.inside import TreePosterior
 from slpy.trees.likelihood import DirichletLikelihood
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 from . import brute
 from .conftest import tiny_dataset

@@ -77,7 +77,7 @@ def test_same_figures_as_the_python_api(kyph_split, tmp_path):
     from slpy.pcfg.grammar import growtree_grammar
     from slpy.pcfg.inside import TreePosterior
     from slpy.trees.likelihood import DirichletLikelihood
-    from slpy.trees.model import canonical
+    from slpy.trees.term import canonical
     train, _ = kyph_split
     out = tmp_path / "r"
     code, text = run([PRIORS / "growtree.slp", "--data", train, "-p", "min_leaf=4",

@@ -14,7 +14,7 @@ from slpy.pcfg.inside import TreePosterior
 from slpy.pcfg.grammar import growtree_grammar, phi_grammar
 from slpy.pcfg.tabled import compile_slp
 from slpy.trees.likelihood import DirichletLikelihood
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 from ..conftest import EXAMPLES
 from .conftest import tiny_dataset, program

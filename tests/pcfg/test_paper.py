@@ -13,7 +13,7 @@ from slpy.pcfg.bucket import bucket_dataset, Bucketer
 from slpy.pcfg.grammar import phi_grammar, growtree_grammar
 from slpy.pcfg.inside import TreePosterior
 from slpy.trees.likelihood import DirichletLikelihood
-from slpy.trees.model import canonical
+from slpy.trees.term import canonical
 
 from ..conftest import EXAMPLES
 

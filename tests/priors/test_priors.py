@@ -10,7 +10,7 @@ from scipy.stats import chi2_contingency
 from slpy import Program
 from slpy.data import load_csv
 from slpy.terms.term import deref, Struct
-from slpy.trees.model import shape, leaf_row_ids
+from slpy.trees.term import shape, leaf_row_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 BCW = ROOT / "examples" / "data" / "bcw.csv"

@@ -134,24 +134,13 @@ def test_report_tree_exports(bcw):
 def test_rebuilt_trees_equal_the_runs_own(bcw):
     """A canonical model term rebuilt on the training data is the tree the run saved."""
     from slpy.report.rundir import load_run
-    from slpy.report.predict import load_run_data, tree_from_canonical
+    from slpy.report.predict import load_run_data
+    from slpy.trees.model import Tree
     run = load_run(bcw["runs"][1])
     data = load_run_data(run)
     for name, model in (("top", run.models[0]["model"]), ("best", run.summary["best_model"])):
-        rebuilt = tree_from_canonical(model, data.rowsets, data.train)
+        rebuilt = Tree.from_canonical(model, data.rowsets, data.train)
         assert rebuilt.to_json() == run.trees[name].to_json()
-
-
-def test_parse_canonical_rejects_what_is_not_a_model():
-    from slpy.report import ReportError
-    from slpy.report.predict import parse_canonical
-    names = ["x", "x_2"]
-    assert parse_canonical("node(x_2,1.5,leaf,node(x,-3,leaf,leaf))", names) == [
-        ("node", "x_2", 1.5), ("leaf",), ("node", "x", -3.0), ("leaf",), ("leaf",)]
-    for bad in ("node(x,1,leaf)", "node(y,1,leaf,leaf)", "node(x,a,leaf,leaf)",
-                "leaf,leaf", "tree", "node(x,1,leaf,leaf"):
-        with pytest.raises(ReportError):
-            parse_canonical(bad, names)
 
 
 # -- predict -------------------------------------------------------------------------------
