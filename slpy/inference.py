@@ -135,8 +135,9 @@ def _chain_tree_ids(chain_dir: Path, model_ids) -> list:
 
 
 def _tree_groups(run, draws, rng, dims, coords) -> dict:
-    from .report.predict import load_run_data, tree_from_canonical
+    from .report.predict import load_run_data
     from .trees.interpret import WeightedTrees
+    from .trees.model import Tree
     data = load_run_data(run)
     train = data.train
     like = run.config.get("likelihood") or ("normal" if train.task == "regression"
@@ -146,7 +147,7 @@ def _tree_groups(run, draws, rng, dims, coords) -> dict:
                          f"likelihood (log_likelihood=False leaves it out)")
     keys = list(dict.fromkeys(k for ch in draws for k in ch))
     index = {k: i for i, k in enumerate(keys)}
-    trees = [tree_from_canonical(k, data.rowsets, train, data.alpha) for k in keys]
+    trees = [Tree.from_canonical(k, data.rowsets, train, data.alpha) for k in keys]
     wt = WeightedTrees(trees, np.ones(len(trees)), train.task, train.n_features,
                        alpha=data.alpha, normal=_normal_of(train))
     ids = np.array([[index[k] for k in ch] for ch in draws], dtype=np.int64)

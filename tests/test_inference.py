@@ -20,7 +20,8 @@ import slpy  # noqa: E402
 from slpy import BayesianTreeClassifier, Program  # noqa: E402
 from slpy.cli import main  # noqa: E402
 from slpy.data import from_arrays  # noqa: E402
-from slpy.trees.model import Split, Tree, canonical  # noqa: E402
+from slpy.trees.model import Split, Tree  # noqa: E402
+from slpy.trees.term import canonical  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "examples" / "data"

@@ -22,11 +22,16 @@ def run_posterior(run, data):
     """The run's posterior as WeightedTrees: every model of models.csv (every visited
     tree, for MCMC) with its estimated probability."""
     from ..trees.interpret import WeightedTrees
+    from ..trees.model import Tree
+    from ..trees.term import ModelTermError
     from ..inference import _normal_of
-    from .predict import tree_from_canonical
+    from . import ReportError
     models = [m for m in run.models if m["prob"]]
-    trees = [tree_from_canonical(m["model"], data.rowsets, data.train, data.alpha)
-             for m in models]
+    try:
+        trees = [Tree.from_canonical(m["model"], data.rowsets, data.train, data.alpha)
+                 for m in models]
+    except ModelTermError as e:
+        raise ReportError(f"{run.path}/models.csv: {e}") from None
     train = data.train
     return WeightedTrees(trees, np.array([m["prob"] for m in models]), train.task,
                          train.n_features, alpha=data.alpha if train.task ==

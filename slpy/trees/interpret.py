@@ -153,8 +153,7 @@ class WeightedTrees:
 
     def leaf_of(self, t: int, X) -> np.ndarray:
         """The leaf (0..b-1, left to right) of tree t that each row of X reaches."""
-        index, _ = self.leaf_table(t)
-        return index[self.trees[t].apply(X)]
+        return self.trees[t].flat.leaf_of(X)
 
     def normal_leaf(self, t: int) -> tuple:
         """Regression: (m [b], n [b], Q, N) of tree t (see the module docstring)."""
@@ -313,8 +312,8 @@ class WeightedTrees:
         # the curve only changes at the tree's thresholds on the feature: evaluate one
         # grid value per interval between them
         tree = self.trees[t]
-        thr = np.unique([n.threshold for n in tree.nodes()
-                         if isinstance(n, Split) and n.feature == feature])
+        flat = tree.flat
+        thr = np.unique(flat.threshold[flat.feature == feature])
         cell = np.searchsorted(thr, grid, side="left")     # x <= t goes left
         first = np.unique(cell, return_index=True)[1]
         vals = self.node_values(t)
