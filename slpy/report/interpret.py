@@ -40,19 +40,20 @@ def run_posterior(run, data):
 
 def interpretation_section(runs, out) -> tuple[list[str], dict]:
     """(Markdown lines, numbers for report.json); figures into `out`."""
-    from .predict import load_run_data
     runs = [r for r in runs if r.kind == "mcmc" and r.models]
     if not runs:
         return [], {}
-    datas = [load_run_data(r) for r in runs]
+    lines = ["## Features", ""]
+    runs, datas, left_out = _with_data(runs)
+    if not runs:
+        return lines + left_out + [""], {}
     posts = [run_posterior(r, d) for r, d in zip(runs, datas)]
     names = datas[0].train.feature_names
     inc = np.array([p.inclusion() for p in posts])              # [runs, features]
     order = np.argsort(-inc.mean(axis=0), kind="stable")
-    lines = ["## Features", "",
-             "Posterior inclusion probability of each feature: the estimated posterior "
-             "probability that the tree splits on it (the summed probabilities of the "
-             "visited trees that do, from models.csv).", ""]
+    lines += ["Posterior inclusion probability of each feature: the estimated posterior "
+              "probability that the tree splits on it (the summed probabilities of the "
+              "visited trees that do, from models.csv).", ""]
     head = ["feature"] + [r.label for r in runs]
     lines += _table(head, [[f"`{names[j]}`"] + [f"{inc[k, j]:.4f}" for k in range(len(runs))]
                            for j in order])
@@ -67,6 +68,7 @@ def interpretation_section(runs, out) -> tuple[list[str], dict]:
               f"(the mean over the training rows of the prediction with the feature set "
               f"to each value), with the central {COVERAGE:.0%} band over the visited "
               f"trees.", "", "![partial dependence](partial_dependence.png)", ""]
+    lines += left_out + ([""] if left_out else [])
     numbers = {"features": list(names),
                "inclusion": {r.label: [round(float(x), 12) for x in inc[k]]
                              for k, r in enumerate(runs)}}
@@ -78,6 +80,27 @@ def interpretation_section(runs, out) -> tuple[list[str], dict]:
             lines += _table(["run", "test rows", "inside", "mean width"], cov) + [""]
             numbers["interval_coverage"] = cov
     return lines, numbers
+
+
+def _with_data(runs) -> tuple[list, list, list]:
+    """(runs, their RunData, Markdown lines on the runs left out): a run whose training
+    data cannot be read, or whose features differ from the first run's, is left out
+    of the section rather than failing the report."""
+    from . import ReportError
+    from .predict import load_run_data
+    kept, datas, out = [], [], []
+    for r in runs:
+        try:
+            d = load_run_data(r)
+        except ReportError as e:
+            out.append(f"- {r.label}: left out, {e}")
+            continue
+        if datas and d.train.feature_names != datas[0].train.feature_names:
+            out.append(f"- {r.label}: left out, its features differ from {kept[0].label}'s")
+            continue
+        kept.append(r)
+        datas.append(d)
+    return kept, datas, out
 
 
 def _table(head, rows):

@@ -118,3 +118,24 @@ def test_features_section_from_models_csv_by_hand(report):
             assert f"{p:.4f}" == line.split("|")[1 + seed].strip()
     assert "![partial dependence](partial_dependence.png)" in section
     assert (report / "partial_dependence.png").is_file()
+
+
+def test_a_run_whose_data_are_gone_is_left_out_of_the_features(tmp_path):
+    """The Features section needs the training data: a run whose data no longer
+    match is named and left out, and the rest of the report is written (a report
+    that compares runs on recomputed predictions needs the data anyway)."""
+    import json
+    run = tmp_path / "moved"
+    r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "growtree.slp"), "--data",
+                                  str(KYPHOSIS), "-n", "100", "--temper", "1", "--out",
+                                  str(run), "-q"])
+    assert r.exit_code == 0, r.output
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["data_hash"] = "0" * 64
+    (run / "config.json").write_text(json.dumps(cfg))
+    r = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "rep" / "report.md").read_text()
+    section = md.split("## Features", 1)[1].split("\n## ", 1)[0]
+    assert "- seed 0: left out," in section and "its hash differs" in section
+    assert "| feature |" not in section and "## Trees" in md
