@@ -69,6 +69,8 @@ def test_groups_hold_the_run_directory(kyphosis_run):
     heats = json.loads((out / "summary.json").read_text())["heats"]
     assert np.allclose(idata.sample_stats.heat[:, 0, :], heats)
     assert idata.log_likelihood.y.shape == (2, 150, 81)
+    bare = slpy.to_inference_data(out, log_likelihood=False)
+    assert set(bare.groups()) == {"posterior", "sample_stats"}
     assert list(idata.observed_data.y.values[:3]) == ["absent", "absent", "present"]
 
 
@@ -107,6 +109,11 @@ def test_bad_runs_are_one_line_errors(tmp_path):
     from slpy.report import ReportError
     with pytest.raises(ReportError, match="no such run directory"):
         slpy.to_inference_data(tmp_path / "nope")
+    r = CliRunner().invoke(main, ["exact", str(PRIOR), "--data", str(DATA / "kyphosis.csv"),
+                                  "--max-depth", "1", "--out", str(tmp_path / "ex"), "-q"])
+    assert r.exit_code == 0, r.output
+    with pytest.raises(ValueError, match="an exact run has no chains"):
+        slpy.to_inference_data(tmp_path / "ex")
 
 
 def exact_loo(X, codes, min_leaf):
