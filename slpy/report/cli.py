@@ -55,13 +55,17 @@ def report_cmd(run_dir, out, top, test, exact):
         raise click.ClickException("slpy report draws with matplotlib, which is not "
                                    "installed: pip install 'slpy[plots]'")
     from .page import make_report
-    from .html import write_html
+    from .html import available, write_html
     path, warnings = make_report(list(run_dir), out, top, test, exact)
-    write_html(path)
+    html = write_html(path) if available() else None
     for w in warnings:
         click.echo(f"warning: {w}: the chains have not mixed")
     click.echo(f"report: {path / 'report.md'}")
-    click.echo(f"report: {path / 'report.html'}")
+    if html is not None:
+        click.echo(f"report: {html}")
+    else:
+        click.echo("warning: report.html not written: it needs markdown-it-py "
+                   "(pip install 'slpy[plots]')", err=True)
 
 
 @click.command("predict")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import ReportError
 
-__all__ = ["write_html", "render_html"]
+__all__ = ["write_html", "render_html", "available"]
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
@@ -30,6 +30,12 @@ code { background: #f3f3f3; padding: 0 0.2em; font-size: 0.9em; overflow-wrap: a
 pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 0.8em; overflow-x: auto; }
 pre code { background: none; padding: 0; }
 """
+
+
+def available() -> bool:
+    """Whether markdown-it-py (the extra slpy[plots]) is there to write report.html."""
+    import importlib.util
+    return importlib.util.find_spec("markdown_it") is not None
 
 
 def _data_uri(path: Path) -> str:

@@ -139,3 +139,19 @@ def test_a_run_whose_data_are_gone_is_left_out_of_the_features(tmp_path):
     section = md.split("## Features", 1)[1].split("\n## ", 1)[0]
     assert "- seed 0: left out," in section and "its hash differs" in section
     assert "| feature |" not in section and "## Trees" in md
+
+
+def test_without_markdown_it_the_report_says_so(tmp_path, monkeypatch):
+    """report.md is written and report.html is named as left out, with what to install."""
+    from slpy.report import html
+    monkeypatch.setattr(html, "available", lambda: False)
+    run = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "growtree.slp"), "--data",
+                                  str(KYPHOSIS), "-n", "50", "--temper", "1", "--out",
+                                  str(run), "-q"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["report", str(run)])
+    assert r.exit_code == 0, r.output
+    assert "report.html not written: it needs markdown-it-py" in r.stderr
+    assert (run / "report" / "report.md").is_file()
+    assert not (run / "report" / "report.html").exists()
