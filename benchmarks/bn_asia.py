@@ -20,23 +20,24 @@ its order), for a side-by-side run.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+if __name__ == "__main__" and not __package__:  # python benchmarks/bn_asia.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-DATA = ROOT / "examples" / "data" / "asia.csv"
+from benchmarks.lib.cli import parser  # noqa: E402
+from benchmarks.lib.env import BUNDLED, PRIORS, SHARED_DATA  # noqa: E402
+
+DATA = BUNDLED / "asia.csv"
 TRUE_EDGES = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "either"),
               ("lung", "either"), ("either", "xray"), ("either", "dysp"), ("bronc", "dysp")]
 
 
-BIMS = ROOT.parent / "shared" / "data" / "bims" / "asia.pl"
+BIMS = SHARED_DATA / "bims" / "asia.pl"
 
 
 def bims_csv(out: Path) -> Path:
@@ -52,13 +53,13 @@ def bims_csv(out: Path) -> Path:
 def run_seed(seed: int, iterations: int, out: Path, temper: int, data: Path,
              proposal: str) -> dict:
     from slpy.mcmc.run import run
-    cfg = dict(prior=str(ROOT / "priors" / "bn.slp"), data=str(data), iterations=iterations,
+    cfg = dict(prior=str(PRIORS / "bn.slp"), data=str(data), iterations=iterations,
                seed=seed, top=1, temper=temper, proposal=proposal)
     return run(cfg, out / f"seed{seed}", quiet=True)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--iterations", type=int, default=20000)
     ap.add_argument("--seeds", type=int, nargs="*", default=[1, 2, 3])
     ap.add_argument("--jobs", type=int, default=1)
@@ -102,7 +103,7 @@ def main(argv=None):
         truth = [tuple(sorted(names.index(x) for x, y in TRUE_EDGES if y == n)) for n in names]
         print(f"the true Asia DAG:      BDeu {fs.total(truth):.3f}, {len(TRUE_EDGES)} edges")
     try:
-        from _pgmpy_ref import hill_climb, bdeu_score
+        from benchmarks._pgmpy_ref import bdeu_score, hill_climb
     except ImportError:
         print("pgmpy: not installed (see benchmarks/_pgmpy_ref.py), no comparison")
         return

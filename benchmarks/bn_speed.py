@@ -9,17 +9,18 @@ median of --repeat runs (seeds 0, 1, ...).
 """
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and not __package__:  # python benchmarks/bn_speed.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import BUNDLED, PRIORS  # noqa: E402
+from benchmarks.lib.timing import median_over_seeds  # noqa: E402
 from slpy.bn.data import discrete_from_arrays, load_discrete_csv  # noqa: E402
 from slpy.bn.sample import forward_sample, random_network  # noqa: E402
 from slpy.mcmc.kernel import build_kernel  # noqa: E402
@@ -30,7 +31,7 @@ TARGET = {"asia": 2000}     # issue: at least 2,000 it/s on Asia
 
 def data(name: str):
     if name == "asia":
-        return load_discrete_csv(ROOT / "examples" / "data" / "asia.csv")
+        return load_discrete_csv(BUNDLED / "asia.csv")
     rng = np.random.default_rng(20)
     parents, cpts, arities = random_network(rng, 20, max_parents=3, arity=(2, 4))
     codes = forward_sample(rng, parents, cpts, arities, 1000)
@@ -40,7 +41,7 @@ def data(name: str):
 
 def rate(name: str, iterations: int, seed: int) -> float:
     train = data(name)
-    cfg = dict(prior=str(ROOT / "priors" / "bn.slp"), family="bn", params={})
+    cfg = dict(prior=str(PRIORS / "bn.slp"), family="bn", params={})
     m = build_model(cfg, train)
     k = build_kernel(m, m.scorer.proposal)
     rng = np.random.default_rng(seed)
@@ -55,15 +56,14 @@ def rate(name: str, iterations: int, seed: int) -> float:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--iterations", type=int, default=20000)
-    ap.add_argument("--repeat", type=int, default=3)
+    add_repeat(ap, 3)
     ap.add_argument("--only", nargs="*", default=["asia", "net20"])
     a = ap.parse_args(argv)
     for name in a.only:
         n = a.iterations if name == "asia" else max(1000, a.iterations // 10)
-        rates = [rate(name, n, seed) for seed in range(a.repeat)]
-        med = statistics.median(rates)
+        med, rates = median_over_seeds(lambda seed: rate(name, n, seed), a.repeat)
         target = TARGET.get(name)
         note = f" (target {target}: {'met' if med >= target else 'NOT met'})" if target else ""
         print(f"{name}: {med:,.0f} it/s, median of {a.repeat} runs of {n} iterations "

@@ -35,22 +35,21 @@ import argparse
 import csv
 import json
 import math
-import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import cpu_model  # noqa: E402
-SHARED_DATA = ROOT.parent / "shared" / "data"
-BUNDLED = ROOT / "examples" / "data"
-DATE = "2026-11-21"
+if __name__ == "__main__" and not __package__:  # python benchmarks/exact_vs_mcmc.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.exact_vs_mcmc_report import report  # noqa: E402
+from benchmarks.lib.cli import add_outputs, add_quick, out_dir, parser  # noqa: E402
+from benchmarks.lib.data import write_dataset  # noqa: E402
+from benchmarks.lib.env import (BUNDLED, FIGURES, PRIORS, RESULTS,  # noqa: E402
+                                SHARED_DATA, rel)
+from benchmarks.lib.runs import chain_models, read_predictions, read_trace, slpy  # noqa: E402
 
 
 # ---- the cases ------------------------------------------------------------------------------
@@ -72,21 +71,12 @@ def cases(cfg, out: Path):
     if src.exists():
         ds, _ = bucket_dataset(load_csv(src), 10)
         path = out / "caesarian_bucket10.csv"
-        write_csv(ds, path)
+        write_dataset(ds, path)
         res.append(("caesarian_phi", "Caesarian (10 buckets), phi prior (ln phi = 2)",
                     "phi.slp", {}, path, cfg.phi_iterations or 100_000, [1]))
     else:
         print(f"skipping caesarian: {src} not found", file=sys.stderr)
     return res
-
-
-def write_csv(ds, path):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(list(ds.feature_names) + ["class"])
-        for x, y in zip(ds.X, ds.y):
-            w.writerow([repr(int(v)) if v == int(v) else repr(float(v)) for v in x]
-                       + [ds.classes[y]])
 
 
 def checkpoints(n: int) -> list[int]:
@@ -198,26 +188,18 @@ PAPER_SAMPLER = ["--proposal", "uc", "--temper", "1", "--burn-in", "0"]
 
 
 def run_mcmc(prior, params, data_path, n, seed, rundir, log):
-    cmd = [sys.executable, "-m", "slpy.cli", "run", str(ROOT / "priors" / prior),
-           "--data", str(data_path), "--test", str(data_path), "-n", str(n),
-           "--seed", str(seed), *PAPER_SAMPLER, "--out", str(rundir), "-q", "--force"]
+    args = ["run", PRIORS / prior, "--data", data_path, "--test", data_path, "-n", n,
+            "--seed", seed, *PAPER_SAMPLER, "--out", rundir, "-q", "--force"]
     for k, v in params.items():
-        cmd += ["-p", f"{k}={v}"]
+        args += ["-p", f"{k}={v}"]
     t = time.perf_counter()
-    subprocess.run(cmd, check=True)
+    slpy(*args, check=True)
     wall = time.perf_counter() - t
     log(f"  slpy run -n {n} --seed {seed}: {wall:.1f} s")
-    shown = ["slpy", "run", f"priors/{prior}", "--data", _rel(data_path), "--test",
-             _rel(data_path), "-n", str(n), "--seed", str(seed), *PAPER_SAMPLER] + \
+    shown = ["slpy", "run", f"priors/{prior}", "--data", rel(data_path), "--test",
+             rel(data_path), "-n", str(n), "--seed", str(seed), *PAPER_SAMPLER] + \
         [x for k, v in params.items() for x in ("-p", f"{k}={v}")]
     return wall, " ".join(shown)
-
-
-def _rel(p):
-    try:
-        return str(Path(p).resolve().relative_to(ROOT))
-    except ValueError:
-        return str(p)
 
 
 def curves_mcmc(ex, rundir: Path, pts, top):
@@ -225,12 +207,8 @@ def curves_mcmc(ex, rundir: Path, pts, top):
     post, train = ex["post"], ex["train"]
     from slpy.trees.model import Tree
     from slpy.trees.term import parse
-    models = {}
-    with open(rundir / "chain_0" / "models.csv") as f:
-        for r in csv.DictReader(f):
-            models[int(r["id"])] = r["model"]
-    with open(rundir / "chain_0" / "trace.csv") as f:
-        trace = np.array([int(r["model"]) for r in csv.DictReader(f)])
+    models = chain_models(rundir)
+    trace = read_trace(rundir, "model")[0].astype(np.int64)
     t = time.perf_counter()
     logp, pred, leaves = {}, {}, {}
     zero = 0
@@ -266,9 +244,7 @@ def curves_mcmc(ex, rundir: Path, pts, top):
                      "pred_max": float(diff.max()), "pred_mean": float(diff.mean()),
                      "tv_leaves": leaves_tv(lv, ex["leaves_ref"])})
     # the run's own predictions (slpy run --test) against the reconstruction
-    with open(rundir / "predictions.csv") as f:
-        own = np.array([[float(v) for k, v in r.items() if k.startswith("p_")]
-                        for r in csv.DictReader(f)])
+    own = read_predictions(rundir)
     final = sum(pred[int(m)] for m in trace) / len(trace)
     est_top = {}
     n = len(trace)
@@ -289,7 +265,7 @@ def run_case(case, cfg, out, log):
     n_iid = min(n_iter, cfg.iid_max)
     ex = exact_side(prior, params, data_path, cfg, n_iid, log)
     result = {"name": name, "label": label, "prior": prior, "params": params,
-              "data": _rel(data_path), "iterations": n_iter, "seeds": seeds,
+              "data": rel(data_path), "iterations": n_iter, "seeds": seeds,
               "rows": ex["train"].n_rows, "exact_seconds": ex["seconds"],
               "grammar": ex["grammar"], "log_ml": ex["log_ml"],
               "top": ex["top"], "mean_leaves_exact": float(ex["leaves_ref"].mean()),
@@ -314,159 +290,9 @@ def run_case(case, cfg, out, log):
     return result
 
 
-# ---- report ---------------------------------------------------------------------------------
-
-METRICS = [("tv_trees", "TV over all trees"), ("err_top", "max |error|, top-K trees"),
-           ("pred_max", "max |error|, predictive p(y|x)"),
-           ("tv_leaves", "TV, number of leaves")]
-
-
-def figure(results, path, top_k):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    nr = len(results)
-    fig, axes = plt.subplots(nr, 4, figsize=(15, 3.7 * nr), squeeze=False)
-    for i, res in enumerate(results):
-        for j, (key, title) in enumerate(METRICS):
-            ax = axes[i][j]
-            if key == "err_top" and res["top"][0][0] < 1e-3:
-                ax.text(0.5, 0.5, f"not estimable from visits:\nthe most probable tree has\n"
-                        f"p = {res['top'][0][0]:.1e}", ha="center", va="center",
-                        transform=ax.transAxes, fontsize=10)
-                ax.set_title(title.replace("top-K", f"top-{top_k}"), fontsize=10)
-                ax.set_xticks([])
-                ax.set_yticks([])
-                continue
-            for cname, rows in res["curves"].items():
-                n = [r["n"] for r in rows]
-                y = [max(r[key], 1e-5) for r in rows]
-                if cname == "iid":
-                    ax.plot(n, y, "k--", marker=".", lw=1.5, label="iid exact samples")
-                else:
-                    ax.plot(n, y, marker="o", ms=3, lw=1.5,
-                            label=f"MCMC, seed {cname[4:]}")
-            ax.set_xscale("log")
-            if key == "tv_trees":
-                ax.set_ylim(0, 1.05)      # TV over trees: linear, in [0, 1]
-            else:
-                ax.set_yscale("log")
-            t = title.replace("top-K", f"top-{top_k}")
-            ax.set_title(t, fontsize=10)
-            ax.set_xlabel("iterations / samples")
-            ax.grid(True, which="major", alpha=0.3)
-            if j == 0:
-                ax.set_ylabel(res["name"].replace("_", " "), fontsize=11)
-            if i == 0 and j == 0:
-                ax.legend(fontsize=8)
-    fig.suptitle("MCMC (slpy run) against the exact posterior: distance vs iterations",
-                 fontsize=12)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def top_figure(res, path, k=10):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    top = res["top"][:k]
-    fig, ax = plt.subplots(figsize=(10, 4.2))
-    x = np.arange(len(top))
-    ax.bar(x - 0.2, [p for p, _ in top], 0.4, color="#08306b", label="exact")
-    seeds = list(res["mcmc"])
-    w = 0.4 / len(seeds)
-    for i, s in enumerate(seeds):
-        est = res["mcmc"][s]["top_estimates"]
-        ax.bar(x + w * (i + 0.5), [est.get(key, 0.0) for _, key in top], w,
-               color=["#6baed6", "#fd8d3c", "#74c476"][i % 3],
-               label=f"MCMC seed {s}, {res['iterations']:,} iterations")
-    ax.set_xticks(x)
-    ax.set_xticklabels([f"#{i + 1}" for i in x])
-    ax.set_ylabel("posterior probability")
-    ax.set_xlabel("tree (rank under the exact posterior; the trees are listed in the report)")
-    ax.set_title(res["label"] + ": the 10 most probable trees")
-    ax.legend(fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def markdown(results, cfg, wall, machine, out) -> str:
-    L = []
-    A = L.append
-    A("## MCMC against the exact posterior\n")
-    A(f"Date {DATE}; machine: {machine}. Command (`nice -n 10`, 2 cores shared with "
-      "other jobs):\n")
-    A("    nice -n 10 python benchmarks/exact_vs_mcmc.py" + (" --quick" if cfg.quick else "")
-      + "\n")
-    A(f"Wall time {wall / 60:.1f} min in all. Curves: `{_rel(out)}/curves.csv`; run "
-      "directories beside it.\n")
-    A("Each case runs `slpy run` (proof-tree MCMC, `uc` proposal, no tempering, "
-      "starting from a prior sample, no burn-in) on the same CSV and prior as the exact "
-      "back end (tree grammar of `slpy.pcfg`, Dirichlet(1) leaves), and compares the "
-      "chain's estimates after n iterations with exact values. TV over all trees is "
-      "exact: 0.5 (sum over visited trees |p_hat - p| + exact mass of unvisited "
-      f"trees). top-K: the {cfg.top} most probable trees (exact k-best). Predictive: "
-      "p(y | x) at every training row, exact by the back end's dynamic program, "
-      "estimated by the chain as the average over its iterations of each tree's "
-      "Dirichlet posterior mean (`predictions.csv` of `slpy run --test` agrees with "
-      "this reconstruction to the digits shown below). Leaves: the distribution of the "
-      "number of leaves, the reference being a long exact-sampler run. The `iid` rows "
-      "are the same figures for n independent exact posterior samples (predictive by "
-      "path sampling, the paper's Algorithm 1, n paths a row): pure Monte Carlo error, "
-      "the floor an ideal sampler would reach.\n")
-    for res in results:
-        A(f"### {res['label']}\n")
-        g = res["grammar"]
-        A(f"Data `{res['data']}` ({res['rows']} rows). Exact: {g.get('row_sets', g.get('rowsets', '?')):,} row sets, "
-          f"{g['nonterminals']:,} nonterminals, {g['productions']:,} productions, "
-          f"built in {res['exact_seconds']['build']:.1f} s, exact predictive of all rows "
-          f"{res['exact_seconds']['predict']:.1f} s; log marginal likelihood "
-          f"{res['log_ml']:.4f}; posterior mean number of leaves "
-          f"{res['mean_leaves_exact']:.2f} ({res['n_ref']:,} exact samples).\n")
-        for s, info in res["mcmc"].items():
-            A(f"- MCMC seed {s}: `{info['command']}`: {info['wall_seconds']:.0f} s wall, "
-              f"{info['distinct_models']:,} distinct trees visited (trees the exact "
-              f"back end gives probability 0: {info['zero_prob_models']}); the run's "
-              f"own predictions vs this reconstruction: max |diff| "
-              f"{info['own_pred_vs_reconstruction']:.1e}.")
-        A("")
-        A("| n | source | TV over all trees | max abs error, top-" + str(cfg.top) +
-          " trees | predictive max abs error | predictive mean abs error | TV, leaves |")
-        A("|---|---|---|---|---|---|---|")
-        allpts = sorted({r["n"] for rows in res["curves"].values() for r in rows})
-        show = [p for p in allpts if p in (allpts[0], allpts[-1], res["n_iid"]) or
-                any(p == 10 ** e for e in range(2, 9))]
-        for n in show:
-            for cname, rows in res["curves"].items():
-                r = next((r for r in rows if r["n"] == n), None)
-                if r is None:
-                    continue
-                src = "iid exact samples" if cname == "iid" else f"MCMC seed {cname[4:]}"
-                A(f"| {n:,} | {src} | {r['tv_trees']:.4f} | {r['err_top']:.2g} | "
-                  f"{r['pred_max']:.4f} | {r['pred_mean']:.4f} | {r['tv_leaves']:.3f} |")
-        A("")
-        if res["top"][0][0] > 1e-3:
-            A(f"Top trees, exact vs MCMC after {res['iterations']:,} iterations:\n")
-            seeds = list(res["mcmc"])
-            A("| # | tree | exact | " + " | ".join(f"MCMC seed {s}" for s in seeds) + " |")
-            A("|---|---|---|" + "---|" * len(seeds))
-            for i, (p, key) in enumerate(res["top"][:10], 1):
-                A(f"| {i} | `{key}` | {p:.4f} | " + " | ".join(
-                    f"{res['mcmc'][s]['top_estimates'].get(key, 0.0):.4f}" for s in seeds)
-                  + " |")
-            A("")
-    A("![distance vs iterations](figures/exact_convergence.png)\n")
-    if any(r["top"][0][0] > 1e-3 for r in results):
-        A("![top trees](figures/exact_top_trees.png)\n")
-    return "\n".join(L)
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="seconds: kyphosis, GROWTREE with min_leaf 10, 20,000 iterations")
+    ap = parser(__doc__)
+    add_quick(ap, "seconds: kyphosis, GROWTREE with min_leaf 10, 20,000 iterations")
     ap.add_argument("--iterations", type=int, default=None,
                     help="GROWTREE iterations (default 200,000; quick 20,000)")
     ap.add_argument("--phi-iterations", type=int, default=None,
@@ -477,19 +303,18 @@ def main(argv=None):
                     help="exact samples for the leaves reference: this times the iid ones")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0, help="seed of the exact sampler")
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--md", default=None)
-    ap.add_argument("--report-only", action="store_true",
-                    help="rewrite the report and figures from OUT/summary.json, no runs")
+    add_outputs(ap, out="output directory (default benchmarks/out/exact_vs_mcmc, or "
+                "exact_vs_mcmc-quick)", md="the Markdown report (default "
+                "docs/results/exact_vs_mcmc.md for a full run, OUT/exact_vs_mcmc.md for "
+                "--quick)")
     cfg = ap.parse_args(argv)
     if cfg.quick:
         cfg.iid_max = min(cfg.iid_max, 5000)
-    out = Path(cfg.out or ROOT / "benchmarks" / "out" /
-               ("exact_vs_mcmc-quick" if cfg.quick else "exact_vs_mcmc"))
+    out = out_dir(cfg.out, "exact_vs_mcmc-quick" if cfg.quick else "exact_vs_mcmc")
     out.mkdir(parents=True, exist_ok=True)
-    figdir = out if cfg.quick else ROOT / "docs" / "results" / "figures"
+    figdir = out if cfg.quick else FIGURES
     md = Path(cfg.md) if cfg.md else (out / "exact_vs_mcmc.md" if cfg.quick
-                                      else ROOT / "docs" / "results" / "exact_vs_mcmc.md")
+                                      else RESULTS / "exact_vs_mcmc.md")
     if cfg.report_only:
         saved = json.loads((out / "summary.json").read_text())
         return report(saved["results"], argparse.Namespace(**saved["config"]),
@@ -515,27 +340,6 @@ def main(argv=None):
         {"config": vars(cfg), "wall_seconds": wall, "results": results}, indent=1,
         default=str) + "\n")
     return report(results, cfg, wall, out, md, figdir)
-
-
-def report(results, cfg, wall, out, md, figdir):
-    figdir.mkdir(parents=True, exist_ok=True)
-    figure(results, figdir / "exact_convergence.png", cfg.top)
-    for res in results:
-        if res["top"][0][0] > 1e-3:
-            top_figure(res, figdir / "exact_top_trees.png")
-            break
-    machine = (f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()} "
-               f"{platform.machine()}, Python {platform.python_version()}")
-    text = markdown(results, cfg, wall, machine, out)
-    if md.exists() and not cfg.quick:
-        old = md.read_text()
-        marker = "<!-- discussion -->"
-        if marker in old:
-            text = text + "\n" + old[old.index(marker):]
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(text + "\n")
-    print(f"wrote {md}, {figdir}/exact_*.png ({wall:.0f} s)")
-    return results
 
 
 if __name__ == "__main__":

@@ -16,18 +16,19 @@ target (issue 14): a cold first run reaches its first iteration in under 5 s.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import cpu_model
+if __name__ == "__main__" and not __package__:  # python benchmarks/first_iteration.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.lib.cli import parser  # noqa: E402
+from benchmarks.lib.env import ROOT, cpu_model  # noqa: E402
+from benchmarks.lib.runs import slpy  # noqa: E402
+from benchmarks.lib.timing import spread  # noqa: E402
 
 COMMAND = ["run", "priors/growtree.slp", "--data", "examples/data/bcw.csv", "-n", "1", "-q"]
 
@@ -35,13 +36,12 @@ COMMAND = ["run", "priors/growtree.slp", "--data", "examples/data/bcw.csv", "-n"
 def one_run(cache: Path, out: Path) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "slpy.cli", *COMMAND, "--out", str(out),
-                    "--force"], cwd=ROOT, env=env, check=True)
+    slpy(*COMMAND, "--out", out, "--force", cwd=ROOT, env=env, check=True)
     return time.perf_counter() - t0
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     cold, warm = [], []
@@ -50,13 +50,9 @@ def main() -> None:
             cache, out = Path(tmp) / "numba", Path(tmp) / "run"
             cold.append(one_run(cache, out))
             warm.append(one_run(cache, out))
-
-    def fmt(xs):
-        return (f"median {statistics.median(xs):.2f} s (min {min(xs):.2f}, "
-                f"max {max(xs):.2f}, {len(xs)} runs)")
     print(f"cpu: {cpu_model()}")
-    print(f"first iteration, empty numba cache: {fmt(cold)}")
-    print(f"first iteration, warm numba cache:  {fmt(warm)}")
+    print(f"first iteration, empty numba cache: {spread(cold)}")
+    print(f"first iteration, warm numba cache:  {spread(warm)}")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and not __package__:  # python benchmarks/kernels.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.env import BUNDLED as DATA, ROOT, SHARED_DATA  # noqa: E402
 from slpy.data import RowSets, load_csv  # noqa: E402
 from slpy.trees import tree_log_likelihood  # noqa: E402
-
-DATA = ROOT / "examples" / "data"
 
 CHILD = r"""
 import time
@@ -106,7 +105,7 @@ def bench_bcw_splits(repeats: int = 20) -> None:
     print(f"(c) BCW root valid_splits ({m} splits), first call on a new table: "
           f"{scan * 1e6:.1f} us; with every child interned: {full * 1e6:.1f} us")
     print(f"(c) BCW root valid_splits, cached call: {cached * 1e9:.0f} ns")
-    wave = ROOT.parent / "shared" / "data" / "waveform.csv"
+    wave = SHARED_DATA / "waveform.csv"
     if wave.exists():                       # continuous features: many splits
         scan, full, m = _first_calls(load_csv(wave), 5)
         print(f"(c') waveform root valid_splits ({m} splits), first call: "

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and not __package__:  # python benchmarks/mcmc_speed.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import BUNDLED, PRIORS  # noqa: E402
+from benchmarks.lib.timing import median_of, median_over_seeds  # noqa: E402
 from slpy import Program  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 from slpy.trees import make_likelihood  # noqa: E402
@@ -32,9 +35,9 @@ TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
 def rate(name: str, iterations: int, temper: int, seed: int) -> float:
     """Iterations per second on the data set `name` (one chain, or `temper` tempered
     ones), after iterations // 5 to fill the caches as a long run would have them."""
-    ds = load_csv(ROOT / "examples" / "data" / f"{name}.csv")
+    ds = load_csv(BUNDLED / f"{name}.csv")
     p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
+    p.consult(PRIORS / "growtree.slp")
     p.attach_data(ds)
     m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
     rng = np.random.default_rng(seed)
@@ -78,7 +81,7 @@ def calibrate() -> float:
         for i in range(10_000_000):
             x += i
         return time.perf_counter() - t0
-    return statistics.median(once() for _ in range(3))
+    return median_of(once, 3)[0]
 
 
 # --cpu: iterations per second of this process's CPU time, for a machine shared with
@@ -87,9 +90,9 @@ CPU_TIME = False
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--iterations", type=int, default=5000)
-    ap.add_argument("--repeat", type=int, default=3)
+    add_repeat(ap, 3)
     ap.add_argument("--only", nargs="*", default=["bcw", "pima", "letter"])
     ap.add_argument("--cpu", action="store_true",
                     help="rates per second of CPU time instead of wall-clock time")
@@ -107,13 +110,13 @@ def main():
           f"(0.21 s at the fastest seen here); the rates below scale inversely with it")
     for name in a.only:
         n = a.iterations if name != "letter" else max(500, a.iterations // 5)
-        r = statistics.median(rate(name, n, 1, s) for s in range(a.repeat))
+        r, _ = median_over_seeds(lambda seed: rate(name, n, 1, seed), a.repeat)
         print(f"{name}: {r:,.0f} iterations/s {clock} (uc, one chain, median of {a.repeat}; "
               f"target {TARGETS[name]:,})")
     # the ratio moves a little with the seed (hot chains that hold bigger trees cost more)
-    ratios = [tempering_cost(a.iterations, s) for s in range(a.repeat)]
+    cost, ratios = median_over_seeds(lambda seed: tempering_cost(a.iterations, seed), a.repeat)
     each = ", ".join(f"{r:.2f}" for r in ratios)
-    print(f"bcw: 4 tempered chains cost {statistics.median(ratios):.2f}x one chain "
+    print(f"bcw: 4 tempered chains cost {cost:.2f}x one chain "
           f"(median over seeds 0-{a.repeat - 1}: {each}; target <= 4.5x)")
 
 

@@ -28,7 +28,6 @@ sampler it prints:
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -38,10 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and not __package__:  # python benchmarks/mixing.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import cpu_model  # noqa: E402
+from benchmarks.lib.cli import add_quick, parser  # noqa: E402
+from benchmarks.lib.env import PRIORS, ROOT, cpu_model  # noqa: E402
 
 DATA = {"K": ("examples/data/kyphosis.csv", 0.2), "BCW": ("examples/data/bcw.csv", 0.2),
         "PIMA": ("examples/data/pima.csv", 0.2), "LR": ("examples/data/letter.csv", 0.2),
@@ -85,7 +85,7 @@ def model(train):
     from slpy.trees.family import TreeScorer
     from slpy.trees import make_likelihood
     p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
+    p.consult(PRIORS / "growtree.slp")
     p.attach_data(train)
     return PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", train)))
 
@@ -145,7 +145,7 @@ def _tv_exact(name, train, res, seed) -> tuple[float, float]:
     from slpy.trees import make_likelihood
     if name not in _EXACT:
         p = Program()
-        p.consult(ROOT / "priors" / "growtree.slp")
+        p.consult(PRIORS / "growtree.slp")
         p.attach_data(train)
         _EXACT[name] = compile_exact(p, "cart(T)", make_likelihood("dirichlet", train),
                                      family="tree")
@@ -228,7 +228,7 @@ def table(name, rows) -> str:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = parser(__doc__)
     ap.add_argument("--budget", type=float, default=120.0, help="CPU-seconds per seed")
     ap.add_argument("--kyphosis-budget", type=float, default=60.0)
     ap.add_argument("--large-budget", type=float, default=600.0)
@@ -242,7 +242,7 @@ def main(argv=None):
                     help="an extra sampler as a JSON configuration")
     ap.add_argument("--split-seed", type=int, default=2005)
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time (each one process)")
-    ap.add_argument("--quick", action="store_true")
+    add_quick(ap, "1 CPU-second per run, Kyphosis and BCW, two seeds")
     ap.add_argument("--json", help="write every run's figures to this file")
     a = ap.parse_args(argv)
     names = [d for d in a.data.split(",") if d]

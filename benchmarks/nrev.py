@@ -9,7 +9,6 @@ SWI-Prolog (`swipl`) is installed it runs the same harness there and prints the 
 """
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import subprocess
@@ -17,10 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-BENCH = ROOT.parent / "shared" / "prolog-suites" / "vanroy_bench_public_domain"
+if __name__ == "__main__" and not __package__:  # python benchmarks/nrev.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import VANROY as BENCH  # noqa: E402
+from benchmarks.lib.timing import median_of  # noqa: E402
 from slpy import Program  # noqa: E402
 
 
@@ -55,11 +56,11 @@ def swi_lips(calls: int):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--repeat", type=int, default=5)
+    add_repeat(ap, 5)
     a = ap.parse_args()
-    lips = statistics.median(measure(a.calls) for _ in range(a.repeat))
+    lips, _ = median_of(measure, a.repeat, a.calls)
     print(f"slpy nrev30: {lips:,.0f} LIPS (median of {a.repeat} x {a.calls} calls)")
     swi = swi_lips(a.calls)
     if swi:

@@ -36,24 +36,27 @@ Protocol (paper 004, section 6.1, and what it leaves open):
   has the standard deviation of the 5 per-trial CV means.
 """
 from __future__ import annotations
+from __future__ import annotations
 
 import argparse
 import csv
 import gc
 import json
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import cpu_model  # noqa: E402
-SHARED_DATA = ROOT.parent / "shared" / "data"
-BUNDLED = ROOT / "examples" / "data"
+if __name__ == "__main__" and not __package__:  # python benchmarks/paper004.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.lib.cli import add_outputs, add_quick, out_dir, parser  # noqa: E402
+from benchmarks.lib.data import hidden_xor  # noqa: E402
+from benchmarks.lib.env import (BUNDLED, FIGURES, RESULTS, SHARED_DATA,  # noqa: E402
+                                machine, rel)
+from benchmarks.lib.pages import Page, Prose, keep_discussion, pyplot  # noqa: E402
+
 DATE = "2026-11-21"
 
 # paper 004, Tables 1-3 (mean, +-)
@@ -72,19 +75,10 @@ LABELS = {"cart": "CART", "rf": "RF", "map": "BCART-PCFG MAP",
 NAMES = {"iris": "Iris", "caesarian": "Caesarian", "xor": "Hidden XOR"}
 
 
-def hidden_xor(n: int, seed: int):
-    """20 binary features, each 1 with probability 1/2; label x1 xor x2 xor x3 xor x4."""
-    from slpy.data.dataset import Dataset
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, (n, 20)).astype(float)
-    y = (X[:, :4].sum(axis=1) % 2).astype(np.int32)
-    return Dataset(X, y, [f"x{j}" for j in range(1, 21)], ["0", "1"], source=f"xor{n}")
-
-
 def load(name: str, trial: int, cfg) -> object:
     from slpy.data.dataset import load_csv
     if name == "xor":
-        return hidden_xor(cfg.xor_rows, 2026 + trial)
+        return hidden_xor(cfg.xor_rows, 2026 + trial, source=f"xor{cfg.xor_rows}")
     if name == "iris":
         return load_csv(BUNDLED / "iris.csv")
     if name == "caesarian":
@@ -206,16 +200,9 @@ def summarise(rows):
     return out
 
 
-def machine_name() -> str:
-    import os
-    return (f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
-            f"Python {platform.python_version()}")
-
 
 def figure(summary, path, samples=100):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     names = [n for n in ("iris", "caesarian", "xor") if n in summary]
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.4))
     meths = ["cart", "map", "rf", "ens", "exact"]
@@ -275,74 +262,46 @@ def _f(s, key, ci):
     return f"{v:.3f} ± {s[ci]:.3f}" if key == "acc" else f"{v:.1f} ± {s[ci]:.1f}"
 
 
-def markdown(summary, cfg, wall, command, machine, out_rel) -> str:
+
+def markdown(summary, cfg, wall, command, out_rel) -> str:
     names = [n for n in ("iris", "caesarian", "xor") if n in summary]
-    L = []
-    A = L.append
-    A("## Paper 004: BCART-PCFG against CART and random forests (Tables 1-3)\n")
-    A(f"Date {DATE}; machine: {machine}. Command (one process, `nice -n 10`, 2 cores "
-      f"shared with other jobs):\n")
-    A(f"    {command}\n")
-    A(f"Wall time {wall / 60:.1f} min in all (per data set: " + ", ".join(
-        f"{NAMES[n]} {summary[n]['_wall']:.0f} s" for n in names) + "). Per-fold results: "
-      f"`{out_rel}/folds.csv`.\n")
-    A(f"Protocol: {cfg.trials} trials of {cfg.folds}-fold cross-validation (shuffled "
-      "KFold, seed = trial), features with more than 10 distinct values bucketed to 10 "
-      "equal-width buckets "
-      f"({'on the whole data set, before the folds, as the paper' if cfg.bucket_scope == 'data' else 'fitted on each training fold'}); "
-      "every method sees the bucketed data. BCART-PCFG is the exact posterior of "
-      "`priors/phi.slp` with ln phi = 2, min_leaf 1 and Dirichlet(1) leaves. "
-      "MAP = the maximum a posteriori tree (the paper's Algorithm 2); ensemble = mean "
-      f"class probabilities of S = {cfg.samples} exact posterior samples; exact = the "
-      "posterior predictive of all trees (section 5.5). CART and RF are scikit-learn's "
-      "`DecisionTreeClassifier` / `RandomForestClassifier` with default "
-      "hyperparameters (random_state fixed per fold). Hidden XOR: "
-      f"{cfg.xor_rows} rows generated afresh per trial, depth bounded at "
-      f"{cfg.xor_max_depth} (see below). \"±\" is 1.96 standard deviations of the "
-      f"{cfg.trials * cfg.folds} per-fold values (the paper calls it a 95% confidence "
-      "interval over 5 trials; only per-fold spread gives widths like its Iris ±0.09); "
-      "the last column of Table 1-2 gives the standard deviation of the "
-      f"{cfg.trials} per-trial CV means.\n")
-    A("### Table 1: single best tree, accuracy\n")
-    A("| data | paper CART | ours CART | ours CART, raw features | paper BCART-PCFG | ours MAP tree | sd of trial means (CART / MAP) |")
-    A("|---|---|---|---|---|---|---|")
+    page = Page(Prose("paper004"))
+    page.para("head", date=DATE, m=machine(), command=command, wall_min=wall / 60,
+              per_set=", ".join(f"{NAMES[n]} {summary[n]['_wall']:.0f} s" for n in names),
+              out=out_rel, cfg=cfg, n_folds=cfg.trials * cfg.folds,
+              scope=page("scope-data" if cfg.bucket_scope == "data" else "scope-fold"))
+    page.add("table1")
     for n in names:
-        s, p = summary[n], PAPER[n]
-        A(f"| {NAMES[n]} | {p['cart'][0]:.3f} ± {p['cart'][1]:.3f} | {_f(s['cart'], 'acc', 'acc_ci')} "
-          f"| {_f(s['cart_raw'], 'acc', 'acc_ci')} | {p['map'][0]:.3f} ± {p['map'][1]:.3f} | {_f(s['map'], 'acc', 'acc_ci')} "
-          f"| {s['cart']['acc_sd_trials']:.3f} / {s['map']['acc_sd_trials']:.3f} |")
-    A("\n### Table 2: ensembles, accuracy\n")
-    A(f"| data | paper RF | ours RF | ours RF, raw features | paper BCART-PCFG ensemble | ours, {cfg.samples} exact samples | ours, exact predictive | sd of trial means (RF / samples / exact) |")
-    A("|---|---|---|---|---|---|---|---|")
+        s = summary[n]
+        page.add("table1-row", name=NAMES[n], p=PAPER[n], s=s,
+                 cart=_f(s["cart"], "acc", "acc_ci"), cart_raw=_f(s["cart_raw"], "acc", "acc_ci"),
+                 map=_f(s["map"], "acc", "acc_ci"))
+    page.raw("")
+    page.add("table2", samples=cfg.samples)
     for n in names:
-        s, p = summary[n], PAPER[n]
-        A(f"| {NAMES[n]} | {p['rf'][0]:.3f} ± {p['rf'][1]:.3f} | {_f(s['rf'], 'acc', 'acc_ci')} "
-          f"| {_f(s['rf_raw'], 'acc', 'acc_ci')} | {p['ens'][0]:.3f} ± {p['ens'][1]:.3f} | {_f(s['ens'], 'acc', 'acc_ci')} "
-          f"| {_f(s['exact'], 'acc', 'acc_ci')} | {s['rf']['acc_sd_trials']:.3f} / "
-          f"{s['ens']['acc_sd_trials']:.3f} / {s['exact']['acc_sd_trials']:.3f} |")
-    A("\n### Table 3: tree size (nodes)\n")
-    A("| data | paper CART | ours CART | ours CART, raw features | paper BCART-PCFG | ours MAP tree | MAP sizes over folds (nodes: folds) | ours RF, nodes per tree | ours, nodes per sampled tree |")
-    A("|---|---|---|---|---|---|---|---|---|")
+        s = summary[n]
+        page.add("table2-row", name=NAMES[n], p=PAPER[n], s=s, rf=_f(s["rf"], "acc", "acc_ci"),
+                 rf_raw=_f(s["rf_raw"], "acc", "acc_ci"), ens=_f(s["ens"], "acc", "acc_ci"),
+                 exact=_f(s["exact"], "acc", "acc_ci"))
+    page.raw("")
+    page.add("table3")
     for n in names:
-        s, p = summary[n], PAPER[n]
+        s = summary[n]
         hist = ", ".join(f"{k}: {v}" for k, v in sorted(s["_info"]["map_nodes_hist"].items(),
                                                        key=lambda kv: int(kv[0])))
-        A(f"| {NAMES[n]} | {p['cart_nodes'][0]:.1f} ± {p['cart_nodes'][1]:.1f} "
-          f"| {_f(s['cart'], 'nodes', 'nodes_ci')} | {_f(s['cart_raw'], 'nodes', 'nodes_ci')} | {p['map_nodes'][0]:.1f} ± "
-          f"{p['map_nodes'][1]:.1f} | {_f(s['map'], 'nodes', 'nodes_ci')} | {hist} "
-          f"| {_f(s['rf'], 'nodes', 'nodes_ci')} | {_f(s['ens'], 'nodes', 'nodes_ci')} |")
-    A("\n![accuracy and size](figures/paper004_tables.png)\n")
-    A("Exact back end per fold (means): " + "; ".join(
-        f"{NAMES[n]} {s['_info']['n_train']} training rows, {s['_info']['row_sets_mean']:,.0f} row sets, "
-        f"median MAP posterior probability {s['_info']['map_prob_median']:.2g}"
-        for n, s in ((n, summary[n]) for n in names)) + ".\n")
-    return "\n".join(L)
+        page.add("table3-row", name=NAMES[n], p=PAPER[n], hist=hist,
+                 **{m: _f(s[m], "nodes", "nodes_ci") for m in ("cart", "cart_raw", "map", "rf",
+                                                              "ens")})
+    page.raw("")
+    page.para("figure")
+    page.para("exact", each="; ".join(
+        page("exact-each", name=NAMES[n], info=summary[n]["_info"]) for n in names))
+    return page.text()
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="seconds: iris and a 200-row XOR (depth <= 4), 1 trial, 2 of 10 folds")
+    ap = parser(__doc__)
+    add_quick(ap, "seconds: iris and a 200-row XOR (depth <= 4), 1 trial, 2 of 10 folds")
     ap.add_argument("--datasets", default=None,
                     help="comma-separated (default iris,caesarian,xor; caesarian is "
                          "skipped when ../shared/data is missing)")
@@ -357,15 +316,12 @@ def main(argv=None):
     ap.add_argument("--xor-rows", type=int, default=600)
     ap.add_argument("--xor-max-depth", type=int, default=5)
     ap.add_argument("--max-row-sets", type=int, default=2_000_000)
-    ap.add_argument("--out", default=None, help="output directory (default "
-                    "benchmarks/out/paper004, or paper004-quick)")
-    ap.add_argument("--md", default=None, help="the Markdown report (default "
-                    "docs/results/paper004.md for a full run, OUT/paper004.md for --quick)")
-    ap.add_argument("--report-only", action="store_true",
-                    help="rewrite the report and figure from OUT/summary.json, no runs")
+    add_outputs(ap, out="output directory (default benchmarks/out/paper004, or "
+                "paper004-quick)", md="the Markdown report (default "
+                "docs/results/paper004.md for a full run, OUT/paper004.md for --quick)")
     cfg = ap.parse_args(argv)
     if cfg.report_only:
-        out = Path(cfg.out or ROOT / "benchmarks" / "out" / "paper004")
+        out = out_dir(cfg.out, "paper004")
         saved = json.loads((out / "summary.json").read_text())
         cfg = argparse.Namespace(**dict(saved["config"], report_only=True))
         return report(saved["summary"], cfg, saved["wall_seconds"], out)
@@ -378,8 +334,7 @@ def main(argv=None):
         print(f"skipping caesarian: {SHARED_DATA / 'caesarian.csv'} not found",
               file=sys.stderr)
         names.remove("caesarian")
-    out = Path(cfg.out or ROOT / "benchmarks" / "out" /
-               ("paper004-quick" if cfg.quick else "paper004"))
+    out = out_dir(cfg.out, "paper004-quick" if cfg.quick else "paper004")
     out.mkdir(parents=True, exist_ok=True)
 
     def log(msg):
@@ -406,24 +361,15 @@ def main(argv=None):
 def report(summary, cfg, wall, out):
     names = [n for n in ("iris", "caesarian", "xor") if n in summary]
     md = Path(cfg.md) if cfg.md else (out / "paper004.md" if cfg.quick
-                                      else ROOT / "docs" / "results" / "paper004.md")
-    fig = (out if cfg.quick else ROOT / "docs" / "results" / "figures") / "paper004_tables.png"
+                                      else RESULTS / "paper004.md")
+    fig = (out if cfg.quick else FIGURES) / "paper004_tables.png"
     fig.parent.mkdir(parents=True, exist_ok=True)
     figure(summary, fig, cfg.samples)
-    machine = machine_name()
     cmd = "python benchmarks/paper004.py" + (" --quick" if cfg.quick else "")
-    try:
-        out_rel = out.resolve().relative_to(ROOT)
-    except ValueError:
-        out_rel = out
-    text = markdown(summary, cfg, wall, "nice -n 10 " + cmd, machine, out_rel)
+    text = markdown(summary, cfg, wall, "nice -n 10 " + cmd, rel(out))
     md.parent.mkdir(parents=True, exist_ok=True)
-    if md.exists() and not cfg.quick:
-        # keep a hand-written discussion below the generated part
-        old = md.read_text()
-        marker = "<!-- discussion -->"
-        if marker in old:
-            text = text + "\n" + old[old.index(marker):]
+    if not cfg.quick:
+        text = keep_discussion(md, text)      # the hand-written discussion below
     md.write_text(text + "\n")
     for n in names:
         s = summary[n]

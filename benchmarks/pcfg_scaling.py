@@ -28,19 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data"
+if __name__ == "__main__" and not __package__:  # python benchmarks/pcfg_scaling.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.lib.data import hidden_xor  # noqa: E402
+from benchmarks.lib.env import SHARED_DATA as DATA  # noqa: E402
 
 CASES = ["iris", "caesarian", "xor200", "xor1000", "xor5000", "kyphosis"]
-
-
-def hidden_xor(n, seed):
-    from slpy.data.dataset import Dataset
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, (n, 20)).astype(float)
-    y = (X[:, :4].sum(axis=1) % 2).astype(np.int32)
-    return Dataset(X, y, [f"x{j}" for j in range(1, 21)], ["0", "1"])
 
 
 def make(case):

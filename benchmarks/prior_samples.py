@@ -4,25 +4,26 @@
 """
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __name__ == "__main__" and not __package__:  # python benchmarks/prior_samples.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import BUNDLED, PRIORS  # noqa: E402
+from benchmarks.lib.timing import median_over_seeds  # noqa: E402
 from slpy import Program  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 
 
 def rate(samples: int, seed: int) -> float:
-    ds = load_csv(ROOT / "examples" / "data" / "bcw.csv")
+    ds = load_csv(BUNDLED / "bcw.csv")
     p = Program()
-    p.consult(ROOT / "priors" / "growtree.slp")
+    p.consult(PRIORS / "growtree.slp")
     p.attach_data(ds)
     goal, _ = p.parse_query("cart(T)")
     eng = p.engine
@@ -38,11 +39,11 @@ def rate(samples: int, seed: int) -> float:
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--samples", type=int, default=3000)
-    ap.add_argument("--repeat", type=int, default=3)
+    add_repeat(ap, 3)
     a = ap.parse_args()
-    r = statistics.median(rate(a.samples, s) for s in range(a.repeat))
+    r, _ = median_over_seeds(lambda seed: rate(a.samples, seed), a.repeat)
     print(f"GROWTREE prior on BCW: {r:,.0f} trees/s (median of {a.repeat}; target 2,000)")
 
 

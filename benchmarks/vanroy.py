@@ -9,7 +9,6 @@ repeat takes about S seconds.
 """
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import subprocess
@@ -17,15 +16,17 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-BENCH = ROOT.parent / "shared" / "prolog-suites" / "vanroy_bench_public_domain"
+if __name__ == "__main__" and not __package__:  # python benchmarks/vanroy.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
+from benchmarks.lib.env import VANROY as BENCH  # noqa: E402
+from slpy import Program  # noqa: E402
+
 PROGRAMS = ["nrev", "qsort", "queens", "deriv", "tak", "primes", "fib", "hanoi", "zebra"]
 # SWI-Prolog 9.0.4 on this machine, from prolog-suites/README.md (ms per call)
 SWI_REFERENCE = {"nrev": 0.0116, "qsort": 0.0368, "queens": 3.39, "deriv": 0.0049,
                  "tak": 4.12, "primes": 1.88, "fib": 2.42, "hanoi": 4.16, "zebra": 1.08}
-
-from slpy import Program  # noqa: E402
 
 
 def slpy_ms(name: str, seconds: float, repeat: int) -> float:
@@ -76,9 +77,9 @@ def swi_ms(name: str, seconds: float, repeat: int):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--repeat", type=int, default=3)
+    add_repeat(ap, 3)
     ap.add_argument("--only", nargs="*", default=PROGRAMS)
     a = ap.parse_args()
     print(f"{'program':8} {'slpy ms':>10} {'SWI ms':>10} {'slpy/SWI time':>14}")

@@ -2,7 +2,6 @@
 in its --quick mode (tiny chains on the bundled data, so it runs on a fresh clone
 without ../shared), and the properties its outputs must have."""
 import csv
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,15 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.paper000_data import true_tree_prob
+from benchmarks.paper000_runs import EXPERIMENTS
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "paper000.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("paper000", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +34,7 @@ def models(rd: Path):
 
 def test_report_and_figures(quick):
     out, stdout, _ = quick
-    P = load_script()
-    assert "experiments in the report: " + ", ".join(P.EXPERIMENTS) in stdout
+    assert "experiments in the report: " + ", ".join(EXPERIMENTS) in stdout
     md = (out / "report" / "paper000.md").read_text()
     assert "Quick mode" in md
     for heading in ("Section 5.1", "Fig 5", "Fig 6", "Fig 7", "Fig 8", "box constraints",
@@ -114,7 +108,6 @@ def test_fig8_starts_from_the_greedy_tree(quick):
 
 def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
     out, _, res = quick
-    P = load_script()
     from slpy.data import load_csv
     from slpy.trees.term import parse
     train = load_csv(out / "data" / "synth_train.csv")
@@ -128,7 +121,7 @@ def test_box_runs_never_split_a_box_and_data_follow_the_true_tree(quick):
             for box, m in boxes.items():
                 assert len(set(leaf[m].tolist())) == 1, (box, row["model"])
     # the true tree's leaves: the Fig 1 boxes are two of them
-    p = P.true_tree_prob(X, names)
+    p = true_tree_prob(X, names)
     assert set(np.round(p[boxes["box28"]], 2)) == {0.08}
     assert set(np.round(p[boxes["box26"]], 2)) == {0.32}
     # labels follow the true tree: leaves with P(pos) >= 0.6 hold mostly pos
@@ -147,3 +140,24 @@ def test_rerun_skips_finished_runs(quick):
                        cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("done (skipped)") == 2 and "running" not in r.stdout
+
+
+def test_full_report_renders_from_the_quick_runs(quick, tmp_path):
+    """The report of a full run, its discussion included, written from the quick runs:
+    every paragraph of the template that a full run writes is rendered."""
+    from benchmarks.paper000 import report
+    from benchmarks.paper000_data import prepare_data
+    from benchmarks.paper000_runs import QUICK, plan
+    out, _, _ = quick
+    paths = prepare_data(out)
+    doc = tmp_path / "paper000.md"
+    done, _ = report(out, paths, plan(paths, QUICK), doc, tmp_path / "figures", quick=False)
+    assert done == set(EXPERIMENTS)
+    md = doc.read_text()
+    assert "Quick mode" not in md and "FIGDIR" not in md
+    assert "](figures/paper000_fig5_seed_differences.png)" in md
+    for start in ("## Discussion", "**Data.**", "**Section 5.1.**", "**The rpart numbers",
+                  " Against slpy's min_leaf-5 greedy tree: on BCW", "**Fig 5.**",
+                  "**Fig 6** reproduces", "**Fig 7.**", "**Fig 8.**", "**Boxes.**",
+                  "**Speed.**"):
+        assert start in md, start

@@ -1,0 +1,39 @@
+"""Data sets the benchmarks make: CSV files slpy reads, and the hidden-XOR data."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+
+def _cell(v) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def write_csv(path: Path, names, X, labels) -> None:
+    """A data set as slpy reads it: a header of feature names and `class`, whole
+    numbers without a decimal point."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(list(names) + ["class"])
+        for row, lab in zip(X, labels):
+            w.writerow([_cell(v) for v in row] + [lab])
+
+
+def write_dataset(ds, path: Path) -> None:
+    """An slpy Dataset as a CSV file (class labels by name)."""
+    write_csv(path, ds.feature_names, ds.X, [ds.classes[y] for y in ds.y])
+
+
+def hidden_xor(n: int, seed: int, source: str | None = None):
+    """Paper 004's hidden XOR: 20 binary features, each 1 with probability 1/2; the
+    label is x1 xor x2 xor x3 xor x4."""
+    from slpy.data.dataset import Dataset
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (n, 20)).astype(float)
+    y = (X[:, :4].sum(axis=1) % 2).astype(np.int32)
+    kw = {} if source is None else {"source": source}
+    return Dataset(X, y, [f"x{j}" for j in range(1, 21)], ["0", "1"], **kw)
