@@ -27,7 +27,10 @@ from slpy.data import load_csv  # noqa: E402
 from slpy.trees import make_likelihood  # noqa: E402
 from slpy.mcmc.model import PosteriorModel  # noqa: E402
 from slpy.trees.family import TreeScorer  # noqa: E402
-from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step  # noqa: E402
+from slpy.mcmc.chain import sample_chain  # noqa: E402
+from slpy.mcmc.config import RunConfig  # noqa: E402
+from slpy.mcmc.kernel import build_kernel  # noqa: E402
+from slpy.mcmc.sampler import chain_kernel  # noqa: E402
 
 TARGETS = {"bcw": 2500, "pima": 1100, "letter": 100}
 
@@ -40,18 +43,19 @@ def rate(name: str, iterations: int, temper: int, seed: int) -> float:
     p.consult(PRIORS / "growtree.slp")
     p.attach_data(ds)
     m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
-    rng = np.random.default_rng(seed)
-    hs = heats(temper, 0.2) if temper > 1 else [1.0]
-    ks = [build_kernel(m, make_proposal("uc"), h) for h in hs]
-    states = [m.sample_prior(rng) for _ in hs]
+    # the kernel and loop of slpy run (the paper's ladder, random swaps when tempered);
+    # one chain draws from default_rng(seed), as this benchmark always did
+    if temper == 1:
+        rng = np.random.default_rng(seed)
+        kernel, state = build_kernel(m, "uc"), m.sample_prior(rng)
+    else:
+        cfg = RunConfig(proposal="uc", temper=temper, ladder="paper", delta_t=0.2,
+                        swap="random", seed=seed, burn_in=0)
+        rng, kernel, state = chain_kernel(m, cfg, 0)
     warm = iterations // 5
-    t0 = c0 = 0.0
-    for it in range(warm + iterations):
-        if it == warm:
-            t0, c0 = time.perf_counter(), time.process_time()
-        for j, k in enumerate(ks):
-            states[j], _ = k(rng, states[j], it)
-        states, _ = swap_step(rng, states, hs)
+    state = sample_chain(rng, kernel, state, warm).state
+    t0, c0 = time.perf_counter(), time.process_time()
+    sample_chain(rng, kernel, state, warm + iterations, start=warm)
     spent = time.process_time() - c0 if CPU_TIME else time.perf_counter() - t0
     return iterations / spent
 

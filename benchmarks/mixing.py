@@ -51,13 +51,13 @@ DATA = {"K": ("examples/data/kyphosis.csv", 0.2), "BCW": ("examples/data/bcw.csv
 # the samplers compared: today's (untempered prune-and-regrow) and slpy's default
 SAMPLERS = {
     "uc": dict(proposal="uc", temper=1),
-    "uc-paper": dict(proposal="uc", temper=4, swap="random", delta_t=0.2),
+    "uc-paper": dict(proposal="uc", temper=4, swap="random", ladder="paper", delta_t=0.2),
 }
 
 
 def default_sampler() -> dict:
     from slpy.mcmc.moves import DEFAULT_PROPOSAL
-    from slpy.mcmc.run import RECOMMENDED_TEMPERING
+    from slpy.mcmc.config import RECOMMENDED_TEMPERING
     return dict(proposal=DEFAULT_PROPOSAL, **RECOMMENDED_TEMPERING)
 
 
@@ -92,7 +92,7 @@ def model(train):
 
 def one_run(task):
     """One seed of one sampler on one data set, for `budget` CPU-seconds."""
-    from slpy.mcmc.chain import sample_chain, VisitCounter
+    from slpy.mcmc.sampler import run_chain
     from slpy.trees.model import Tree
     name, sname, seed, budget, split_seed = task
     train, test = split(name, split_seed)
@@ -102,7 +102,6 @@ def one_run(task):
     # burn-in: a tenth of the sweeps a calibration run makes in the budget
     rate = _rate(m, dict(cfg, seed=seed + 10 ** 6), min(3.0, budget / 10))
     cfg["burn_in"] = max(1, int(0.1 * budget * rate))
-    vc = VisitCounter(m.scorer.key)
     trace = []
     t0 = time.process_time()
 
@@ -110,9 +109,8 @@ def one_run(task):
         if sw.kept:
             trace.append(sw.state.log_lik)
         return time.process_time() - t0 > budget
-    res = sample_chain(m, cfg, 0, [vc, observe])
+    res = run_chain(m, cfg, 0, [observe])
     cpu = time.process_time() - t0
-    vc.fill(res)
     pred = np.zeros((test.n_rows, train.n_classes))
     for v in res.visits.values():
         pred += v.count * Tree.from_term(v.term, m.scorer.rowsets, train, 1.0).predict_proba(test.X)
@@ -127,9 +125,9 @@ def one_run(task):
 
 
 def _rate(m, cfg, seconds) -> float:
-    from slpy.mcmc.chain import sample_chain
+    from slpy.mcmc.sampler import run_chain
     t0 = time.process_time()
-    res = sample_chain(m, cfg, 0, [lambda sw: time.process_time() - t0 > seconds])
+    res = run_chain(m, cfg, 0, [lambda sw: time.process_time() - t0 > seconds])
     return res.iterations / max(time.process_time() - t0, 1e-9)
 
 

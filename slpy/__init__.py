@@ -1,10 +1,30 @@
-"""slpy: stochastic logic programs as priors over models, and Bayesian C&RT."""
-from .terms.term import Var, Atom, Struct, PrologError
-from .logic.program import Program, Sample, Proof, LoadErrors
+"""slpy: stochastic logic programs as priors over models, and Bayesian C&RT.
 
-__version__ = "0.1.0"
+This package's __init__ is the public face and the one place that knows what slpy
+ships: nothing inside slpy imports it (the version is in slpy/_version.py).
+"""
+from ._version import __version__
+from .logic import plugins as _plugins
+from .logic.program import Program, Sample, Proof, LoadErrors
+from .terms.term import Var, Atom, Struct, PrologError
+
 __all__ = ["Program", "Sample", "Proof", "PrologError", "LoadErrors", "Var", "Atom", "Struct",
            "__version__"]
+
+
+def _load_shipped_plugins():
+    """slpy's own plugins and model families; each registers itself when imported.
+
+    Run by slpy.logic.plugins when the first program is made (or a family asked
+    for), not by `import slpy`: the data plugin loads numba.
+    """
+    from .data import builtins as _data          # noqa: F401  data_rows/1, uniform_split/3, ...
+    from .pcfg import builtins as _pcfg          # noqa: F401  phi_split/4, ...
+    from .bn import builtins as _bn, family as _bn_family  # noqa: F401  bn_variables/1, ...
+    from .trees import family as _tree_family    # noqa: F401
+
+
+_plugins.add_loader(_load_shipped_plugins)
 
 # The scikit-learn estimators load on first use, so `import slpy` works without
 # scikit-learn (an optional extra: pip install 'slpy[sklearn]'). They stay out of

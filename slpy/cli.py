@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from ._version import __version__
 from . import limits as _limits
 from .cliopts import load_data, missing_option, target_option
 
@@ -109,7 +109,7 @@ def _param_pairs(specs):
 
 def _param_terms(program, pairs):
     """(name, value text) -> (name, value term), the value read as a Prolog term."""
-    from .lang.reader import SlpSyntaxError
+    from .lang.syntax_errors import SlpSyntaxError
     out = []
     for name, text in pairs:
         try:
@@ -150,11 +150,10 @@ def _attach_data(program, data, target, missing="drop", priors=()):
         return
     from .family import declared_family
     if next((f for f in map(declared_family, priors) if f), None) == "bn":
-        from .bn.builtins import attach
         from .bn.data import load_discrete_csv
         from .data import DataError
         try:
-            attach(program.engine, load_discrete_csv(data))
+            program.attach("bn", load_discrete_csv(data))
         except DataError as e:
             raise click.BadParameter(str(e), param_hint="'--data'") from None
         return
@@ -275,7 +274,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .logic.program import Program
     from .terms.term import PrologError
     from .logic.kinds import Halt
-    from .lang.reader import SlpSyntaxError
+    from .lang.syntax_errors import SlpSyntaxError
     from .terms.writer import term_to_text
     from .repl import format_error
     from .repl_commands import sample_once, proof_json
@@ -448,7 +447,8 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Prob
     from .terms.term import PrologError
     from .logic.kinds import Halt
     from .logic.db import STOCH
-    from .lang.reader import Reader, SlpSyntaxError
+    from .lang.reader import Reader
+    from .lang.syntax_errors import SlpSyntaxError
     from .repl import format_load_error, format_error
     probs = _Problems()
     p = Program(timeout=timeout, max_steps=max_steps, max_memory=max_memory,

@@ -8,7 +8,7 @@ This module imports nothing, so every layer can use it.
 """
 from __future__ import annotations
 
-__all__ = ["PicklableError"]
+__all__ = ["PicklableError", "RunError", "WorkerError", "portable"]
 
 
 class PicklableError(Exception):
@@ -23,3 +23,25 @@ def _restore(cls, args, state):
     e.args = args
     e.__dict__.update(state)
     return e
+
+
+class RunError(PicklableError):
+    """A bad setting or input of a run (``slpy run``, the estimators, a model family
+    reading a run's data): the message is one line for the user."""
+
+
+class WorkerError(PicklableError, RuntimeError):
+    """An error in another process or machine that could not be sent back as it was
+    (it does not pickle): the message is its type and first line."""
+
+
+def portable(e: BaseException) -> BaseException:
+    """`e` if it survives pickling and unpickling (the trip back from a worker), else
+    a WorkerError with its message: a cluster client could otherwise wait for ever on
+    an error it cannot unpickle."""
+    import pickle
+    try:
+        pickle.loads(pickle.dumps(e))
+        return e
+    except Exception:       # noqa: BLE001 - whatever pickling raises
+        return WorkerError(f"{type(e).__name__}: {e}".splitlines()[0])

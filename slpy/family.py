@@ -7,11 +7,16 @@ marginal likelihood, cached where it decomposes), how to key it canonically, whi
 integers to trace each iteration, and how to describe, predict with and report the
 models a run visits. Trees (``slpy.trees.family``) and Bayesian networks
 (``slpy.bn.family``) are families; a user registers their own with :func:`register`.
+slpy's own are imported with its plugins, when first asked for (``import slpy`` hands
+their loader to :func:`slpy.logic.plugins.add_loader`; trees load numba kernels).
 
 A family is stateless; :meth:`ModelFamily.bind` gives a :class:`Scorer` for one run's
 program and data, which is what a :class:`slpy.mcmc.model.PosteriorModel` holds.
 """
 from __future__ import annotations
+
+from .logic.plugins import load as load_plugins
+from .logic.program import LoadErrors, Program
 
 __all__ = ["ModelFamily", "Scorer", "register", "get", "names", "FamilyError",
            "declared_family", "holdout_rng"]
@@ -113,8 +118,6 @@ class ModelFamily:
 
 
 _FAMILIES: dict = {}
-# the families slpy ships, imported when first asked for (trees load numba kernels)
-_BUILTIN = {"tree": "slpy.trees.family", "bn": "slpy.bn.family"}
 
 
 def register(family: ModelFamily) -> ModelFamily:
@@ -126,9 +129,8 @@ def register(family: ModelFamily) -> ModelFamily:
 
 
 def get(name: str) -> ModelFamily:
-    if name not in _FAMILIES and name in _BUILTIN:
-        import importlib
-        importlib.import_module(_BUILTIN[name])
+    if name not in _FAMILIES:
+        load_builtins()
     try:
         return _FAMILIES[name]
     except KeyError:
@@ -138,18 +140,17 @@ def get(name: str) -> ModelFamily:
 
 def load_builtins() -> None:
     """Import the families slpy ships (they register themselves and their moves)."""
-    for name in _BUILTIN:
-        get(name)
+    load_plugins()
 
 
 def names() -> list:
-    return sorted(set(_FAMILIES) | set(_BUILTIN))
+    load_builtins()
+    return sorted(_FAMILIES)
 
 
 def declared_family(path) -> str | None:
     """The family a prior file declares with `:- model_family(Name).`, or None (also
     when it does not load: its errors are reported where it is loaded for real)."""
-    from .logic.program import Program, LoadErrors
     p = Program()
     try:
         p.consult(path)

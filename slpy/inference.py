@@ -29,9 +29,7 @@ which PSIS's Pareto fit fails: infinite k, or a NaN elpd_loo.)
 """
 from __future__ import annotations
 
-import csv
 import os
-from pathlib import Path
 
 import numpy as np
 
@@ -59,7 +57,8 @@ def to_inference_data(run, *, random_state=0, thin: int = 1, log_likelihood: boo
     numpy Generator) draws the leaf parameters of the pointwise log-likelihood; ``thin`` keeps
     every thin-th draw; ``log_likelihood=False`` leaves out the pointwise
     log-likelihood (and the training data it needs)."""
-    from .report.rundir import load_run, read_trace
+    from .report.rundir import load_run
+    from .runs import RunDir
     az = _arviz()
     _check(thin)
     if isinstance(run, (str, os.PathLike)):
@@ -67,7 +66,8 @@ def to_inference_data(run, *, random_state=0, thin: int = 1, log_likelihood: boo
     if run.kind != "mcmc":
         raise ValueError(f"{run.path}: an exact run has no chains to make an "
                          f"InferenceData of (draw from it with slpy sample)")
-    traces = [read_trace(run.path / f"chain_{c.index}" / "trace.csv") for c in run.chains]
+    rd = RunDir(run.path, create=False)
+    traces = [rd.read_trace(c.index) for c in run.chains]
     n = min(len(t["log_lik"]) for t in traces)
     keep = slice(0, n, thin)
     family = run.config.get("family") or "tree"
@@ -78,11 +78,15 @@ def to_inference_data(run, *, random_state=0, thin: int = 1, log_likelihood: boo
     sample_stats = {"accepted": _stack(traces, "accepted", keep).astype(bool),
                     "choice_points": _stack(traces, "d", keep).astype(np.int64)}
     dims, coords = {}, {}
-    _tempering(run, traces, keep, sample_stats, dims, coords)
+    swaps = [[_swap_entries(row) for row in t["swap"][keep]] if len(t["swap"]) else []
+             for t in traces]
+    _tempering(run.summary.get("heats"), swaps, sample_stats, dims, coords)
     groups = {}
     if family == "tree" and log_likelihood:
-        draws = [_chain_tree_ids(run.path / f"chain_{c.index}", t["model"][keep])
-                 for c, t in zip(run.chains, traces)]
+        draws = []
+        for c, t in zip(run.chains, traces):      # chain_I/models.csv: models by trace id
+            key = [m for m, _ in rd.read_chain_models(c.index)]
+            draws.append([key[int(i)] for i in t["model"][keep]])
         groups = _tree_groups(run, draws, _rng(random_state), dims, coords)
     attrs = {"slpy_run": str(run.path), "family": family}
     return az.from_dict(posterior=posterior, sample_stats=sample_stats, coords=coords,
@@ -98,40 +102,43 @@ def _stack(traces, key, keep):
     return np.stack([np.asarray(t[key])[keep] for t in traces])
 
 
-def _tempering(run, traces, keep, sample_stats, dims, coords):
-    """The ladder and the swaps of a tempered run, as sample_stats."""
-    heats = run.summary.get("heats")
+def _swap_entries(row: str) -> list:
+    """[(pair "i-j", accepted)] of a trace.csv swap cell ("0-1:1;2-3:0")."""
+    return [(e.partition(":")[0], e.partition(":")[2] == "1") for e in row.split(";") if e]
+
+
+def _draw_swaps(trace, n: int) -> list:
+    """Per draw of the first n of a Trace: [(pair "i-j", accepted)]."""
+    rows = [[] for _ in range(n)]
+    for d, i, j, a in trace.swaps.tolist():
+        if d < n:
+            rows[d].append((f"{i}-{j}", bool(a)))
+    return rows
+
+
+def _tempering(heats, swaps, sample_stats, dims, coords):
+    """The ladder (heats: per chain) and the swaps (per chain, per draw: [(pair,
+    accepted)]) of a tempered run, as sample_stats."""
+    shape = sample_stats["accepted"].shape
     if heats and len(heats[0]) > 1:
-        shape = sample_stats["accepted"].shape
         sample_stats["heat"] = np.broadcast_to(
             np.asarray(heats, dtype=np.float64)[:, None, :], shape + (len(heats[0]),)).copy()
         dims["heat"] = ["replica"]
-    entries = [list(np.asarray(t["swap"], dtype=object)[keep]) if len(t["swap"]) else []
-               for t in traces]
-    pairs = sorted({e.partition(":")[0] for ch in entries for row in ch
-                    for e in row.split(";") if e}, key=lambda p: tuple(map(int, p.split("-"))))
+    pairs = sorted({p for ch in swaps for row in ch for p, _ in row},
+                   key=lambda p: tuple(map(int, p.split("-"))))
     if not pairs:
         return
     index = {p: k for k, p in enumerate(pairs)}
-    shape = sample_stats["accepted"].shape + (len(pairs),)
-    proposed, accepted = np.zeros(shape, bool), np.zeros(shape, bool)
-    for c, ch in enumerate(entries):
+    proposed = np.zeros(shape + (len(pairs),), bool)
+    accepted = np.zeros_like(proposed)
+    for c, ch in enumerate(swaps):
         for d, row in enumerate(ch):
-            for e in row.split(";"):
-                if e:
-                    pair, _, acc = e.partition(":")
-                    proposed[c, d, index[pair]] = True
-                    accepted[c, d, index[pair]] = acc == "1"
+            for pair, acc in row:
+                proposed[c, d, index[pair]] = True
+                accepted[c, d, index[pair]] = acc
     sample_stats["swap_proposed"], sample_stats["swap_accepted"] = proposed, accepted
     dims["swap_proposed"] = dims["swap_accepted"] = ["pair"]
     coords["pair"] = pairs
-
-
-def _chain_tree_ids(chain_dir: Path, model_ids) -> list:
-    """The canonical tree of each kept draw (chain_I/models.csv maps trace ids)."""
-    with open(chain_dir / "models.csv", newline="") as f:
-        key = {int(r["id"]): r["model"] for r in csv.DictReader(f)}
-    return [key[int(i)] for i in model_ids]
 
 
 def _tree_groups(run, draws, rng, dims, coords) -> dict:
@@ -203,6 +210,10 @@ def estimator_inference_data(est, X=None, y=None, *, random_state=0, thin: int =
     sample_stats = {"accepted": col("accepted", bool),
                     "choice_points": col("d", np.int64)}
     dims, coords = {}, {}
+    outs = est.__dict__.get("chains_")       # in memory after fit; None after load
+    if outs:
+        _tempering([o.heats for o in outs], [_draw_swaps(o.trace, n)[::thin] for o in outs],
+                   sample_stats, dims, coords)
     wt = est._weighted_trees()
     groups = pointwise_groups(wt, col("tree", np.int64), X, y, observed,
                               _rng(random_state), dims, coords)

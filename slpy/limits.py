@@ -3,7 +3,7 @@
 Every command that runs a loaded program (its directives, queries, samples, the MCMC's
 proposals) runs each query under a time limit, an inference limit and a memory limit;
 terms, atoms (slpy.terms.term.MAX_ATOM_LENGTH) and integers
-(slpy.logic.arith.MAX_INT_BITS) have fixed size limits. Passing a limit is a resource
+(slpy.logic.arith_checks.MAX_INT_BITS) have fixed size limits. Passing a limit is a resource
 error that catch/3 can catch once; still past it at the engine's next check, the query
 ends. The Python API (``Program()``) has no time, inference or memory limit unless given.
 """

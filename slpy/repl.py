@@ -25,13 +25,13 @@ import traceback
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .logic.program import Program, LoadErrors
 from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
                           CP_DISABLED, CP_PURE, CP_FENCE)
 from .logic.proof import build_tree
 from .terms.term import Var, Struct, PrologError, deref, compare
-from .lang.reader import SlpSyntaxError
+from .lang.syntax_errors import SlpSyntaxError
 from .lang.tokens import tokenize
 from .terms.writer import term_to_text
 from .terms.text import var_letter_name

@@ -1,14 +1,19 @@
-"""The run directory: what `slpy run` and `slpy exact` write, in one format.
+"""The run directory: what `slpy run` and `slpy exact` write, in one format, and
+the one module that writes and reads it (every other goes through :class:`RunDir`).
 
     manifest.json     the format version, slpy's version, and each input file (prior,
                       data, test, init) with its path, absolute path and SHA-256
     config.json       every setting, the seed, slpy's version, a hash of the data
     timing.json       how long it took: the one file that differs between same-seed runs
-    trace.csv         (MCMC) one row per kept iteration
     models.csv        one row per model: canonical term, count / probability, log-lik
     summary.json      the run's figures; summary.txt the same for people
     predictions.csv   per test row: true class, posterior class probabilities
-    trees/*.json      the top trees (slpy-tree/1 JSON)
+                      (predictions_exact.csv: slpy exact's)
+    samples_exact.csv slpy exact's posterior samples
+    trees/*.json      the top trees (slpy-tree/1 JSON); models/*.json other families'
+    chain_I/trace.csv     (MCMC) one row per kept iteration of chain I: trace_columns
+    chain_I/models.csv    the chain's models by id (the trace names them by id), with
+                          their visit counts
 
 Files are written with a fixed column order and number formatting so that the same
 run gives the same bytes (all but timing.json).
@@ -23,6 +28,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from .errors import PicklableError
 
 FORMAT = "slpy-run/2"
@@ -34,10 +41,28 @@ RUN_DIRS = ("trees", "report")
 MODEL_COLUMNS = ["rank", "model", "count", "prob", "log_lik", "leaves", "depth"]
 
 
+TRACE_NUMERIC = ("iter", "model", "log_lik", "d", "accepted")   # and the family's
+
+
 def model_columns(stats=("leaves", "depth")) -> list:
     """models.csv's columns: the family's traced integers after log_lik (trees:
     MODEL_COLUMNS)."""
     return MODEL_COLUMNS[:5] + list(stats)
+
+
+def trace_columns(stats=("leaves", "depth"), tempered: bool = False) -> list:
+    """chain_I/trace.csv's columns: the family's traced integers after log_lik, and
+    the swaps of a tempered chain ("i-j:0|1" pairs joined by ";")."""
+    return ["iter", "model", "log_lik", *stats, "d", "accepted"] + (["swap"] if tempered
+                                                                    else [])
+
+
+def _trace_row(it, model, log_lik, stats, d, accepted, swaps, tempered) -> list:
+    row = [int(it), int(model), repr(round(float(log_lik), 10)), *map(int, stats), int(d),
+           int(accepted)]
+    if tempered:
+        row.append(";".join(f"{i}-{j}:{int(ok)}" for i, j, ok in swaps))
+    return row
 
 
 def _fmt(x):
@@ -48,6 +73,10 @@ def _fmt(x):
 
 class RunDirError(PicklableError):
     """A run directory that cannot be used as asked: one line for the user."""
+
+
+class TraceError(RunDirError):
+    """A trace that cannot be resumed from or read: one line for the user."""
 
 
 class RunDir:
@@ -95,6 +124,9 @@ class RunDir:
     def file(self, name: str) -> Path:
         return self.path / name
 
+    def chain_file(self, index: int, name: str) -> Path:
+        return self.path / f"chain_{index}" / name
+
     def write_json(self, name: str, data: dict) -> None:
         tmp = self.file(name + ".tmp")
         tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=_json_default)
@@ -107,10 +139,33 @@ class RunDir:
     def write_config(self, config: dict) -> None:
         self.write_json("config.json", config)
 
+    def read_config(self) -> dict:
+        """config.json (a RunDirError when it is missing or does not read)."""
+        return self._read_json_file("config.json", "not a run directory (no config.json)")
+
+    def read_summary_text(self) -> str:
+        """summary.txt (what the run printed)."""
+        return self.file("summary.txt").read_text()
+
+    def read_summary(self) -> dict:
+        """summary.json, or {} for a run that has none (yet)."""
+        if not self.file("summary.json").is_file():
+            return {}
+        return self._read_json_file("summary.json", "no summary.json")
+
+    def _read_json_file(self, name, missing) -> dict:
+        f = self.file(name)
+        if not f.is_file():
+            raise RunDirError(f"{self.path}: {missing}")
+        try:
+            return json.loads(f.read_text())
+        except (OSError, ValueError) as e:
+            raise RunDirError(f"{self.path}: unreadable {name} ({e})") from None
+
     def write_manifest(self, command: str, inputs: dict) -> None:
         """manifest.json: the format, slpy's version and the input files
         (role -> path, or None for an absent input)."""
-        from . import __version__
+        from ._version import __version__
         self.write_json("manifest.json", {
             "format": FORMAT, "command": command, "slpy_version": __version__,
             "inputs": {role: input_record(p) for role, p in inputs.items() if p}})
@@ -171,6 +226,201 @@ class RunDir:
         (self.path / folder).mkdir(exist_ok=True)
         (self.path / folder / f"{name}.json").write_text(model.to_json() + "\n")
 
+    def read_model_files(self, folder: str) -> dict:
+        """name -> the JSON text of each drawn model in folder/ (written by
+        write_model)."""
+        d = self.path / folder
+        return {f.stem: f.read_text() for f in sorted(d.glob("*.json"))} if d.is_dir() else {}
+
+    def read_models(self) -> list[dict]:
+        """models.csv's rows (dicts of text), or [] when there is none."""
+        f = self.file("models.csv")
+        return _read_csv(f) if f.is_file() else []
+
+    def read_predictions(self, method: str = "mcmc") -> tuple | None:
+        """(classes, probs [n, C], true labels) of predictions.csv (or slpy exact's),
+        None when there is none."""
+        f = self.file("predictions.csv" if method == "mcmc" else f"predictions_{method}.csv")
+        if not f.is_file():
+            return None
+        try:
+            with open(f, newline="") as fh:
+                rows = list(csv.reader(fh))
+            header = rows[0]
+            cols = [i for i, h in enumerate(header) if h.startswith("p_")]
+            probs = np.array([[float(r[i]) for i in cols] for r in rows[1:]], dtype=float)
+            true = [r[header.index("true")] for r in rows[1:]]
+        except (OSError, IndexError, ValueError) as e:
+            raise RunDirError(f"{f}: not a predictions file ({e})") from None
+        return [header[i][2:] for i in cols], probs.reshape(len(rows) - 1, len(cols)), true
+
+    def write_samples_exact(self, rows) -> None:
+        """slpy exact's samples: rows of (model, log probability), numbered from 1."""
+        with open(self.file("samples_exact.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["sample", "model", "log_prob"])
+            for i, (model, log_prob) in enumerate(rows, 1):
+                w.writerow([i, model, repr(round(log_prob, 12))])
+
+    # -- a chain's files ------------------------------------------------------------------
+    def open_trace(self, index: int, stats=("leaves", "depth"), tempered: bool = False,
+                   keep_rows: int = 0) -> "TraceFile":
+        """chain_I/trace.csv for writing as the chain goes: a new one, or for a resumed
+        run the first `keep_rows` rows kept and the rest to follow."""
+        return TraceFile(self.chain_file(index, "trace.csv"), stats, tempered, keep_rows)
+
+    def write_trace(self, index: int, trace, stats=("leaves", "depth"),
+                    tempered: bool = False) -> None:
+        """chain_I/trace.csv of a whole slpy.mcmc.output.Trace (a chain run elsewhere)."""
+        swaps = {}
+        for draw, i, j, ok in trace.swaps.tolist():
+            swaps.setdefault(draw, []).append((i, j, ok))
+        with self.open_trace(index, stats, tempered) as out:
+            cols = [trace.stats[s] for s in stats]
+            for r in range(len(trace.iter)):
+                out.write(trace.iter[r], trace.model[r], trace.log_lik[r],
+                          [c[r] for c in cols], trace.d[r], trace.accepted[r],
+                          swaps.get(r, ()))
+
+    def read_trace(self, index: int) -> dict:
+        """A chain's trace as arrays (iter, model, log_lik, the family's traced
+        integers, d, accepted) plus "swap": the swap column's entries ("" untempered).
+        A cut last row (the run was killed while writing it) is left out."""
+        path = self.chain_file(index, "trace.csv")
+        try:
+            with open(path, newline="") as f:
+                rows = list(csv.reader(f))
+        except OSError as e:
+            raise TraceError(f"{path}: cannot read the trace ({e.strerror})") from None
+        if not rows:
+            raise TraceError(f"{path}: empty trace (no header)")
+        header = rows[0]
+        missing = [c for c in TRACE_NUMERIC if c not in header]
+        if missing:
+            raise TraceError(f"{path}: not an slpy trace (no column {missing[0]!r})")
+        body = [r for r in rows[1:] if len(r) == len(header)]
+        cols = list(zip(*body)) if body else [()] * len(header)
+        out = {}
+        for c, values in zip(header, cols):
+            if c != "swap":
+                try:
+                    out[c] = np.array(values, dtype=float)
+                except ValueError:
+                    raise TraceError(f"{path}: a value of column {c!r} is not a "
+                                     f"number") from None
+        out["swap"] = list(cols[header.index("swap")]) if "swap" in header else []
+        return out
+
+    def check_trace(self, index: int, cfg, stats=("leaves", "depth")) -> int:
+        """The complete data rows of a chain's trace, each checked against the run's
+        settings (columns, the kept iterations' numbers, model ids in order of first
+        visit, numbers where numbers belong); a row that is not one is a TraceError. A
+        cut last row (no newline) is not counted."""
+        path = self.chain_file(index, "trace.csv")
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            return 0
+        except (OSError, UnicodeDecodeError) as e:
+            raise TraceError(f"{path}: cannot read the trace ({e})") from None
+        lines = text.split("\n")[:-1]          # the last piece is empty or a cut row
+        if not lines:
+            return 0
+        header = trace_columns(stats, cfg["temper"] > 1)
+        if lines[0].split(",") != header:
+            raise TraceError(f"{path}, line 1: not the header of this run's trace")
+        burn, thin, n_iter = cfg["burn_in"], cfg["thin"], cfg["iterations"]
+        models = 0
+        for k, line in enumerate(lines[1:]):
+            row = line.split(",")
+            why = _bad_row(row, header, burn + k * thin, models, len(stats))
+            if why is None and burn + k * thin >= n_iter:
+                why = f"more rows than the run's {n_iter} iterations keep"
+            if why is not None:
+                raise TraceError(f"{path}, line {k + 2}: {why}: {line[:40]!r}")
+            models = max(models, int(row[1]) + 1)
+        return len(lines) - 1
+
+    def write_chain_models(self, index: int, visits: dict) -> None:
+        """chain_I/models.csv: the chain's models (canonical form -> Visit, in order of
+        first visit) by id, so that its trace can be read back."""
+        with open(self.chain_file(index, "models.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["id", "model", "count", "log_lik"])
+            for key, v in visits.items():
+                w.writerow([v.id, key, v.count, repr(round(v.log_lik, 10))])
+
+    def read_chain_models(self, index: int) -> list:
+        """[(canonical model, count)] of chain_I/models.csv in id order ([] without)."""
+        f = self.chain_file(index, "models.csv")
+        return [(r["model"], int(r["count"])) for r in _read_csv(f)] if f.is_file() else []
+
+
+class TraceFile:
+    """A chain's trace.csv being written, row by row (a context manager)."""
+
+    def __init__(self, path: Path, stats, tempered: bool, keep_rows: int = 0):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if keep_rows:
+            _truncate_rows(path, keep_rows)
+        self.tempered = tempered
+        self.f = open(path, "a" if keep_rows else "w", newline="")
+        self.w = csv.writer(self.f, lineterminator="\n")
+        if not keep_rows:
+            self.w.writerow(trace_columns(stats, tempered))
+
+    def write(self, it, model, log_lik, stats, d, accepted, swaps) -> None:
+        self.w.writerow(_trace_row(it, model, log_lik, stats, d, accepted, swaps,
+                                   self.tempered))
+
+    def close(self) -> None:
+        self.f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _truncate_rows(path: Path, rows: int) -> None:
+    """Keep the header and the first `rows` data rows (a crash may have cut a row)."""
+    lines = path.read_text().splitlines(keepends=True)
+    keep = lines[:rows + 1]
+    if keep and not keep[-1].endswith("\n"):
+        keep = keep[:-1]
+    path.write_text("".join(keep))
+
+
+def _bad_row(row, header, it, models, n_stats):
+    """Why a trace row is not the row of iteration `it`, or None (`n_stats` traced
+    integers between log_lik and d)."""
+    if len(row) != len(header):
+        return f"{len(row)} fields, not {len(header)}"
+    end = 5 + n_stats                    # iter, model, log_lik, stats..., d, accepted
+    try:
+        ints = [int(row[i]) for i in (0, 1, *range(3, end))]
+        float(row[2])
+    except ValueError:
+        return "not a trace row"
+    if ints[0] != it:
+        return f"iteration {ints[0]} where {it} was due"
+    if not 0 <= ints[1] <= models:
+        return f"model id {ints[1]} out of order"
+    if min(ints[2:-1], default=0) < 0 or ints[-1] not in (0, 1):
+        return "not a trace row"
+    for swap in (row[end].split(";") if len(row) > end and row[end] else ()):
+        pair, _, acc = swap.partition(":")
+        i, _, j = pair.partition("-")
+        if not (i.isdigit() and j.isdigit() and acc in ("0", "1")):
+            return "not a swap"
+    return None
+
+
+def _read_csv(path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
 
 def file_sha256(path) -> str:
     h = hashlib.sha256()
@@ -220,7 +470,6 @@ def resolve_input(run_path, config: dict, role: str) -> str | None:
 
 
 def _json_default(o):
-    import numpy as np
     if isinstance(o, np.integer):
         return int(o)
     if isinstance(o, np.floating):
@@ -239,7 +488,6 @@ def accuracy_figures(probs, y_true, model_probs=None):
     acc_max: fraction of rows whose most probable class (averaged over the posterior)
     is the true class.
     """
-    import numpy as np
     probs = np.asarray(probs)
     y = np.asarray(y_true)
     acc_prob = float(probs[np.arange(len(y)), y].mean())

@@ -466,7 +466,7 @@ def test_builtin_predicates_documented():
 
 
 def test_arithmetic_functions_documented():
-    from slpy.logic.arith import FUNCTIONS, CONSTANTS
+    from slpy.logic.arith_functions import FUNCTIONS, CONSTANTS
     registry = {f"{n}/{a}" for n, a in FUNCTIONS} | {f"{c}/0" for c in CONSTANTS}
     documented = _documented("Arithmetic")
     assert registry - documented == set(), sorted(registry - documented)

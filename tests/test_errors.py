@@ -1,19 +1,23 @@
-"""slpy's exceptions cross process boundaries intact (chains run in joblib workers,
-whose exceptions come back pickled)."""
+"""slpy's exceptions cross process boundaries intact (chains run in joblib, dask and
+Ray workers, whose exceptions come back pickled): every exception class slpy defines,
+found by importing every module."""
+import importlib
 import pickle
+from pathlib import Path
 
 import pytest
 
-from slpy.data import DataError
-from slpy.lang.reader import SlpSyntaxError, SlpSyntaxErrors
+from slpy.data import DataError, MissingValueError
+from slpy.lang.reader import _Fail
+from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.lang.tokens import LexicalError
 from slpy.logic.kinds import Halt, LimitExceeded
 from slpy.logic.program import LoadError, LoadErrors
 from slpy.terms.errors import type_error
 from slpy.terms.term import atom, Struct, Var
-from slpy.mcmc.run import RunError
+from slpy.errors import RunError, WorkerError, portable
 from slpy.pcfg.grammar import GrammarTooLarge
-from slpy.pcfg.tabled import CompileError
+from slpy.pcfg.tabled import CompileError, NotInFragment
 from slpy.report import ReportError
 from slpy.trees.term import ModelTermError
 
@@ -38,6 +42,10 @@ EXAMPLES = [
     CompileError("not in the fragment"),
     GrammarTooLarge("more than 100 row sets"),
     ModelTermError("not a model term: foo"),
+    MissingValueError("/tmp/d.csv", "line 4: a missing value in column age"),
+    LoadError("/tmp/p.slp:3: the label x of coin/1 is not a number"),
+    NotInFragment("a stochastic goal that is not ground", "coin(X)"),
+    _Fail(4, "operator_expected", "operator expected", 2),
 ]
 
 
@@ -56,3 +64,52 @@ def test_load_errors_keep_their_list():
     back = pickle.loads(pickle.dumps(e))
     assert [str(x) for x in back.errors] == [str(x) for x in e.errors]
     assert str(back).splitlines()[1] == "/tmp/p.slp:4:7: operator expected"
+
+
+def slpy_exceptions() -> dict:
+    """Every exception class defined in a module of slpy, by qualified name."""
+    import slpy
+    root = Path(slpy.__file__).parent
+    found = {}
+    for f in sorted(root.rglob("*.py")):
+        parts = f.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        module = importlib.import_module(name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, BaseException) \
+                    and obj.__module__ == name:
+                found[f"{name}.{obj.__qualname__}"] = obj
+    return found
+
+
+def _has_own_init(cls) -> bool:
+    return any("__init__" in vars(k) for k in cls.__mro__ if k.__module__.startswith("slpy"))
+
+
+def test_every_exception_slpy_defines_round_trips_through_pickle():
+    examples = {type(e): e for e in EXAMPLES}
+    classes = slpy_exceptions()
+    assert len(classes) > 20
+    for name, cls in classes.items():
+        if cls in examples:
+            e = examples[cls]
+        else:
+            # a class whose __init__ takes other arguments needs an example above
+            assert not _has_own_init(cls), f"add an example of {name} to EXAMPLES"
+            e = cls("the message for the user")
+            e.detail = ("an", "attribute")
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is cls, name
+        assert str(back) == str(e) and back.args == e.args, name
+        assert {k: str(v) for k, v in vars(back).items()} == \
+            {k: str(v) for k, v in vars(e).items()}, name
+
+
+def test_an_error_that_does_not_pickle_travels_as_a_worker_error():
+    class Local(Exception):          # a class pickle cannot find by name
+        pass
+    sent = portable(Local("the prior's builtin failed\nsecond line"))
+    assert type(sent) is WorkerError
+    assert str(sent) == "Local: the prior's builtin failed"
+    ok = RunError("fine")
+    assert portable(ok) is ok

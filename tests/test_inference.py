@@ -80,6 +80,8 @@ def test_estimator_and_run_give_the_same_inference_data(kyphosis_run):
     b = est.to_inference_data(random_state=3)
     for group, var in (("posterior", "log_lik"), ("posterior", "leaves"),
                        ("posterior", "depth"), ("sample_stats", "accepted"),
+                       ("sample_stats", "heat"), ("sample_stats", "swap_proposed"),
+                       ("sample_stats", "swap_accepted"),
                        ("log_likelihood", "y"), ("observed_data", "y")):
         assert np.array_equal(a[group][var].values, b[group][var].values), (group, var)
     # same seed, same values; another seed, other leaf parameters
@@ -90,6 +92,12 @@ def test_estimator_and_run_give_the_same_inference_data(kyphosis_run):
     thin = est.to_inference_data(thin=10)
     assert thin.posterior.sizes["draw"] == 15
     assert np.array_equal(thin.posterior.log_lik.values, b.posterior.log_lik.values[:, ::10])
+    # (neighbour swaps alternate between even and odd pairs: the kept draws see some)
+    kept = b.sample_stats.swap_proposed.sel(pair=thin.sample_stats.pair.values)
+    assert np.array_equal(thin.sample_stats.swap_proposed.values, kept.values[:, ::10])
+    # the tempering comes from the chains in memory (est.chains_), which save/load drops
+    assert list(a.sample_stats.pair.values) == list(b.sample_stats.pair.values)
+    assert b.sample_stats.swap_proposed.values.any()
 
 
 def test_estimator_checks_the_training_data(kyphosis_run):

@@ -1,9 +1,8 @@
 """Running slpy, and reading back what a run wrote in its run directory (see
-docs/cli.md for the files): models.csv, chain_N/trace.csv and models.csv,
-summary.json, timing.json, predictions.csv."""
+docs/cli.md for the files) through slpy.runs, the format's one home: models.csv,
+chain_N/trace.csv and models.csv, summary.json, timing.json, predictions.csv."""
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 import sys
@@ -11,6 +10,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from slpy.runs import RunDir
 
 from .env import ROOT
 from .timing import child_cpu
@@ -50,14 +51,13 @@ def read_json(path: Path) -> dict:
 
 
 def read_summary(rundir: Path) -> dict:
-    return read_json(Path(rundir) / "summary.json")
+    return RunDir(rundir, create=False).read_summary()
 
 
 def read_models(rundir: Path) -> list[dict]:
     """models.csv: the distinct models, most visited first, with count, log_lik and
     leaves as numbers."""
-    with open(Path(rundir) / "models.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = RunDir(rundir, create=False).read_models()
     for r in rows:
         r["count"] = int(r["count"])
         r["log_lik"] = float(r["log_lik"])
@@ -67,22 +67,15 @@ def read_models(rundir: Path) -> list[dict]:
 
 def chain_models(rundir: Path, chain: int = 0) -> dict[int, str]:
     """A chain's model ids (trace.csv's `model` column) -> canonical model strings."""
-    with open(Path(rundir) / f"chain_{chain}" / "models.csv", newline="") as f:
-        return {int(r["id"]): r["model"] for r in csv.DictReader(f)}
+    return dict(enumerate(m for m, _ in RunDir(rundir, create=False).read_chain_models(chain)))
 
 
 def read_trace(rundir: Path, *columns: str, chain: int = 0) -> tuple[np.ndarray, ...]:
     """Columns of a chain's trace.csv by name, one array each (as floats)."""
-    path = Path(rundir) / f"chain_{chain}" / "trace.csv"
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-    a = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2,
-                   usecols=[header.index(c) for c in columns])
-    return tuple(a[:, k] for k in range(len(columns)))
+    t = RunDir(rundir, create=False).read_trace(chain)
+    return tuple(t[c] for c in columns)
 
 
 def read_predictions(rundir: Path) -> np.ndarray:
     """predictions.csv: the test rows' class probabilities (its p_* columns)."""
-    with open(Path(rundir) / "predictions.csv", newline="") as f:
-        return np.array([[float(v) for k, v in r.items() if k.startswith("p_")]
-                         for r in csv.DictReader(f)])
+    return RunDir(rundir, create=False).read_predictions()[1]

@@ -12,22 +12,27 @@ A structure prior is conditional on which variables there are (not on their valu
                               pair X, Y is the one the families G have
 
 The checks are builtins because a prior replays them at every step of the sampler.
+They are the "bn" plugin (slpy.logic.plugins): ``program.attach("bn", data)`` gives a
+program the variables, kept in ``engine.plugin_state["bn"]``.
 """
 from __future__ import annotations
 
-from ..logic.builtins import det
+from ..logic.plugins import Plugin, register
 from ..terms.term import Struct, Var, atom, deref, list_items, mklist
 from ..terms.errors import existence_error, instantiation_error, type_error
 
 
-def attach(engine, data) -> None:
-    """Give a Program's engine the variables of a DiscreteData (slpy.bn.data)."""
-    engine.bn_variables = mklist([atom(n) for n in data.names])
+def _attach(program, data) -> None:
+    """program.attach("bn", data): the variables of a DiscreteData (slpy.bn.data)."""
+    program.engine.plugin_state["bn"] = mklist([atom(n) for n in data.names])
 
 
-@det("bn_variables", 1)
+BN = register(Plugin("bn", attach=_attach))
+
+
+@BN.det("bn_variables", 1)
 def bn_variables(eng, vs):
-    t = getattr(eng, "bn_variables", None)
+    t = eng.plugin_state.get("bn")
     if t is None:
         raise existence_error("data", atom("bayesian_network_data"), Struct("context", (
             Var(), atom("this prior needs data: give --data FILE"))))
@@ -54,7 +59,7 @@ def _edges(es):
     return out
 
 
-@det("bn_can_add", 4)
+@BN.det("bn_can_add", 4)
 def bn_can_add(eng, x, y, es, k):
     x, y, k = deref(x), deref(y), deref(k)
     if type(k) is not int:
@@ -78,7 +83,7 @@ def bn_can_add(eng, x, y, es, k):
     return True
 
 
-@det("bn_families", 3)
+@BN.det("bn_families", 3)
 def bn_families(eng, vs, es, g):
     names = [deref(v) for v in _items(vs)]
     order = {v: i for i, v in enumerate(names)}
@@ -92,7 +97,7 @@ def bn_families(eng, vs, es, g):
     return eng.unify(g, mklist(fams))
 
 
-@det("bn_agrees", 4)
+@BN.det("bn_agrees", 4)
 def bn_agrees(eng, g, x, y, link):
     """Lets a prior run with its answer given (a chain started from a DAG) fail at the
     first link that disagrees, not after every pair is drawn."""
@@ -117,7 +122,7 @@ def bn_agrees(eng, g, x, y, link):
     return eng.unify(link, want)
 
 
-@det("bn_acyclic", 1)
+@BN.det("bn_acyclic", 1)
 def bn_acyclic(eng, g):
     """Kahn's algorithm on the parent lists: a deterministic check the prior would
     otherwise spend hundreds of inferences on in every replay."""

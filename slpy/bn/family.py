@@ -15,7 +15,6 @@ import numpy as np
 
 from ..family import ModelFamily, Scorer, holdout_rng, register
 from ..terms.term import Atom, Struct, deref, list_items
-from . import builtins as _builtins
 from .data import load_discrete_csv
 from .score import FamilyScorer
 
@@ -173,7 +172,7 @@ class BNFamily(ModelFamily):
     folder = "dags"
 
     def load_data(self, cfg):
-        from ..mcmc.run import RunError
+        from ..errors import RunError
         from .predict import holdout_split, read_rows_like
         if cfg.get("bucket"):
             raise RunError("--bucket is for trees: a network's variables are categories")
@@ -190,8 +189,8 @@ class BNFamily(ModelFamily):
         return train.hash()
 
     def bind(self, program, train, cfg) -> BNScorer:
-        from ..mcmc.run import RunError
-        _builtins.attach(program.engine, train)
+        from ..errors import RunError
+        program.attach("bn", train)
         program.bn_data = train
         try:
             fs = FamilyScorer(train, score=cfg.get("score") or "bdeu",

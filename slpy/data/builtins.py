@@ -16,29 +16,62 @@ handle, so proofs can be compared and replayed cheaply.
     uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, T, L, Rr) drawn
                                   uniformly among the valid splits (without replacement
                                   on backtracking); fails when there is none
+
+They are the "data" plugin (slpy.logic.plugins): ``Program.attach_data(dataset)``
+gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..logic.builtins import det, stochastic, UniformChoice
-from .splits import threshold_value
-from ..terms.term import Var, Atom, Struct, deref, atom, mklist
+from ..logic.arith import eval_arith
+from ..logic.plugins import Plugin, UniformChoice, register
+from ..terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
+from .rowsets import RowSets
+from .splits import threshold_value
+
+__all__ = ["DATA", "DataState", "rows_term", "row_id", "data_state"]
 
 ROWS = "rows"
+
+
+class DataState:
+    """What the data builtins keep for one program (``engine.plugin_state["data"]``):
+    the training data, its row sets, the features by name and as atoms, and the
+    cache of each row set's valid splits."""
+    __slots__ = ("dataset", "rowsets", "feature_index", "feature_atoms", "split_cache")
+
+    def __init__(self, dataset, rowsets):
+        self.dataset = dataset
+        self.rowsets = rowsets
+        self.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
+        self.feature_atoms = [atom(n) for n in dataset.feature_names]
+        self.split_cache: dict = {}
+        rowsets.on_clear(self.split_cache.clear)
+
+
+def _attach(program, dataset) -> None:
+    """Program.attach_data: the program's row sets and the builtins' state."""
+    program.dataset = dataset
+    program.rowsets = RowSets(dataset)
+    program.engine.plugin_state["data"] = DataState(dataset, program.rowsets)
+
+
+DATA = register(Plugin("data", attach=_attach))
 
 
 def rows_term(rid: int):
     return Struct(ROWS, (rid,))
 
 
-def _state(eng):
-    rs = getattr(eng, "rowsets", None)
-    if rs is None:
+def data_state(eng) -> DataState:
+    """The program's data, or an existence error when it has none."""
+    st = eng.plugin_state.get("data")
+    if st is None:
         raise existence_error("data", atom("training_data"), Struct("context", (
             Var(), atom("this prior needs data: give --data FILE"))))
-    return rs
+    return st
 
 
 def row_id(t) -> int:
@@ -52,11 +85,11 @@ def row_id(t) -> int:
     raise type_error("row_set", t)
 
 
-def _feature(eng, f) -> int:
+def _feature(st, f) -> int:
     f = deref(f)
     if type(f) is Var:
         raise instantiation_error()
-    names = eng.feature_index
+    names = st.feature_index
     if type(f) is Atom:
         i = names.get(f.name)
         if i is None:
@@ -85,57 +118,48 @@ def _num(t):
     return t
 
 
-def attach(engine, rowsets, dataset) -> None:
-    """Give a Program's engine the training data (called by Program.attach_data)."""
-    engine.rowsets = rowsets
-    engine.dataset = dataset
-    engine.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
-    engine.feature_atoms = [atom(n) for n in dataset.feature_names]
-    engine.split_cache = {}
-    rowsets.on_clear(engine.split_cache.clear)
-
-
-@det("data_rows", 1)
+@DATA.det("data_rows", 1)
 def data_rows(eng, r):
-    return eng.unify(r, rows_term(_state(eng).root()))
+    return eng.unify(r, rows_term(data_state(eng).rowsets.root()))
 
 
-@det("rows_size", 2)
+@DATA.det("rows_size", 2)
 def rows_size(eng, r, n):
-    return eng.unify(n, _state(eng).size(row_id(r)))
+    return eng.unify(n, data_state(eng).rowsets.size(row_id(r)))
 
 
-@det("rows_class_counts", 2)
+@DATA.det("rows_class_counts", 2)
 def rows_class_counts(eng, r, cs):
-    counts = _state(eng).class_counts(row_id(r))
+    counts = data_state(eng).rowsets.class_counts(row_id(r))
     return eng.unify(cs, mklist([int(c) for c in counts]))
 
 
-@det("features", 1)
+@DATA.det("features", 1)
 def features(eng, fs):
-    _state(eng)
-    return eng.unify(fs, mklist(eng.feature_atoms))
+    return eng.unify(fs, mklist(data_state(eng).feature_atoms))
 
 
-@det("feature_thresholds", 3)
+@DATA.det("feature_thresholds", 3)
 def feature_thresholds(eng, r, f, ts):
-    th = _state(eng).thresholds(row_id(r), _feature(eng, f))
+    st = data_state(eng)
+    th = st.rowsets.thresholds(row_id(r), _feature(st, f))
     return eng.unify(ts, mklist([threshold_value(x) for x in th]))
 
 
-@det("split_rows", 5)
+@DATA.det("split_rows", 5)
 def split_rows(eng, r, f, t, left, right):
-    lid, rid = _state(eng).split(row_id(r), _feature(eng, f), float(_num(t)))
+    st = data_state(eng)
+    lid, rid = st.rowsets.split(row_id(r), _feature(st, f), float(_num(t)))
     return eng.unify(left, rows_term(lid)) and eng.unify(right, rows_term(rid))
 
 
-def _split_choice(eng, rid, min_leaf) -> UniformChoice:
+def _split_choice(st, rid, min_leaf) -> UniformChoice:
     """The valid splits of a row set as a lazy uniform choice (cached per row set)."""
     key = (rid, min_leaf)
-    u = eng.split_cache.get(key)
+    u = st.split_cache.get(key)
     if u is None:
-        sl = eng.rowsets.valid_splits(rid, min_leaf)
-        fa = eng.feature_atoms
+        sl = st.rowsets.valid_splits(rid, min_leaf)
+        fa = st.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
         def value(i):
@@ -154,7 +178,7 @@ def _split_choice(eng, rid, min_leaf) -> UniformChoice:
             return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
-        _remember(eng.split_cache, key, u)
+        _remember(st.split_cache, key, u)
     return u
 
 
@@ -170,39 +194,35 @@ def _remember(cache, key, u):
     cache[key] = u
 
 
-@det("valid_splits", 3)
+@DATA.det("valid_splits", 3)
 def valid_splits(eng, r, m, ss):
-    _state(eng)
-    u = _split_choice(eng, row_id(r), _int(m))
+    u = _split_choice(data_state(eng), row_id(r), _int(m))
     return eng.unify(ss, mklist([u.value(i) for i in range(u.n)]))
 
 
-@stochastic("uniform_split", 3)
+@DATA.stochastic("uniform_split", 3)
 def uniform_split(eng, r, m, s):
-    _state(eng)
-    return s, _split_choice(eng, row_id(r), _int(m))
+    return s, _split_choice(data_state(eng), row_id(r), _int(m))
 
 
-@det("has_split", 2)
+@DATA.det("has_split", 2)
 def has_split(eng, r, m):
     """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
     # called at every node of every regrown tree: the common case is inlined
     r = deref(r)
     m = deref(m)
+    st = data_state(eng)
     if type(r) is Struct and r.name == ROWS and type(m) is int:
         rid = deref(r.args[0])
         if type(rid) is int:
-            u = eng.split_cache.get((rid, m))
+            u = st.split_cache.get((rid, m))
             if u is not None:
                 return u.n > 0
-    _state(eng)
-    return _split_choice(eng, row_id(r), _int(m)).n > 0
+    return _split_choice(st, row_id(r), _int(m)).n > 0
 
 
-def _forbidden(eng, t):
+def _forbidden(st, t):
     """F-(Lo-Hi) items: thresholds Lo =< T < Hi of feature F are excluded."""
-    from ..terms.term import list_items
-    from ..logic.arith import eval_arith
     out = []
     for it in list_items(t)[0]:
         it = deref(it)
@@ -211,19 +231,19 @@ def _forbidden(eng, t):
         iv = deref(it.args[1])
         if not (type(iv) is Struct and iv.name == "-" and len(iv.args) == 2):
             raise type_error("forbidden_interval", it)
-        out.append((_feature(eng, it.args[0]), float(eval_arith(iv.args[0])),
+        out.append((_feature(st, it.args[0]), float(eval_arith(iv.args[0])),
                     float(eval_arith(iv.args[1]))))
     return tuple(sorted(set(out)))
 
 
-def _split_choice_except(eng, rid, min_leaf, forbidden) -> UniformChoice:
+def _split_choice_except(st, rid, min_leaf, forbidden) -> UniformChoice:
     if not forbidden:
-        return _split_choice(eng, rid, min_leaf)
+        return _split_choice(st, rid, min_leaf)
     key = (rid, min_leaf, forbidden)
-    u = eng.split_cache.get(key)
+    u = st.split_cache.get(key)
     if u is None:
-        full = _split_choice(eng, rid, min_leaf)
-        sl = eng.rowsets.valid_splits(rid, min_leaf)
+        full = _split_choice(st, rid, min_leaf)
+        sl = st.rowsets.valid_splits(rid, min_leaf)
         feats, thrs = sl.features, sl.thresholds
         keep = np.ones(len(sl), bool)
         for f, lo, hi in forbidden:
@@ -237,22 +257,22 @@ def _split_choice_except(eng, rid, min_leaf, forbidden) -> UniformChoice:
 
         u = UniformChoice(len(allowed), lambda i: full.value(int(allowed[i])),
                           lambda i: full.key(int(allowed[i])), index_of)
-        _remember(eng.split_cache, key, u)
+        _remember(st.split_cache, key, u)
     return u
 
 
-@det("count_splits_except", 4)
+@DATA.det("count_splits_except", 4)
 def count_splits_except(eng, r, m, forbidden, n):
     """count_splits_except(R, MinLeaf, Forbidden, N): valid splits of R whose threshold
     lies in none of the Forbidden intervals F-(Lo-Hi) (Lo =< T < Hi)."""
-    _state(eng)
-    return eng.unify(n, _split_choice_except(eng, row_id(r), _int(m),
-                                             _forbidden(eng, forbidden)).n)
+    st = data_state(eng)
+    return eng.unify(n, _split_choice_except(st, row_id(r), _int(m),
+                                             _forbidden(st, forbidden)).n)
 
 
-@stochastic("uniform_split_except", 4)
+@DATA.stochastic("uniform_split_except", 4)
 def uniform_split_except(eng, r, m, forbidden, s):
     """uniform_split_except(R, MinLeaf, Forbidden, S): uniform_split/3 restricted to the
     splits outside the Forbidden intervals."""
-    _state(eng)
-    return s, _split_choice_except(eng, row_id(r), _int(m), _forbidden(eng, forbidden))
+    st = data_state(eng)
+    return s, _split_choice_except(st, row_id(r), _int(m), _forbidden(st, forbidden))

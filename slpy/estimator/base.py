@@ -172,21 +172,22 @@ class BayesianTreeBase(BaseEstimator):
             program = fitting.build_program(params, train, path=path)
             post = fitting.fit_exact(program, self.query, train, dirichlet_alpha, seed)
             trees, map_tree = fitting.exact_trees(post, int(self.n_trees))
-            return dict(out, trees_=trees, map_tree_=map_tree, trace_=None,
+            return dict(out, trees_=trees, map_tree_=map_tree, trace_=None, chains_=None,
                         log_marginal_likelihood_=post.log_marginal_likelihood,
                         _exact_train=train, _exact_post=post)
-        from ..mcmc.run import DEFAULTS
-        cfg = dict(DEFAULTS, prior=str(path), query=self.query, params=params,
-                   iterations=int(self.n_iter), burn_in=self._burn_in(),
-                   thin=int(self.thin), proposal=self.proposal,
-                   temper=int(self.tempering), delta_t=float(self.delta_t),
-                   min_heat=None if self.min_heat is None else float(self.min_heat),
-                   swap=self.swap,
-                   chains=int(self.n_chains), seed=seed, init=self.init, top=1,
-                   alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
-        trees, trace = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs,
-                                        quiet=not self.verbose)
-        out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace)
+        from ..mcmc.config import RunConfig
+        cfg = RunConfig(prior=str(path), query=self.query, params=params,
+                        iterations=int(self.n_iter), burn_in=self._burn_in(),
+                        thin=int(self.thin), proposal=self.proposal,
+                        temper=int(self.tempering), delta_t=float(self.delta_t),
+                        min_heat=None if self.min_heat is None else float(self.min_heat),
+                        swap=self.swap, chains=int(self.n_chains), seed=seed,
+                        init=self.init, top=1,
+                        alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
+        trees, trace, chains = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs,
+                                                prior_text=info["prior_source"],
+                                                quiet=not self.verbose)
+        out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace, chains_=chains)
         if self._task == "classification":      # (regression has no exact method)
             out["log_marginal_likelihood_"] = None
         return out

@@ -2,22 +2,21 @@
 
 Two back ends, both returning the posterior as weighted trees:
 
-- MCMC: the chains of ``slpy run`` (``slpy.mcmc.run.chain_on_data``), one per
+- MCMC: the chains of ``slpy run`` (``slpy.mcmc.worker.run_task``), one per
   ``n_chains``, seeded from one integer exactly as ``slpy run --seed``; chain i draws
-  from ``SeedSequence(seed).spawn(i + 1)[i]``, so results do not depend on ``n_jobs``.
-  A tree's weight is its share of the kept iterations, pooled over the chains.
+  from ``SeedSequence(seed).spawn(i + 1)[i]``, so results do not depend on ``n_jobs``
+  or the joblib backend. Their outputs stay in memory. A tree's weight is its share
+  of the kept iterations, pooled over the chains.
 - exact: the PCFG back end (``slpy.pcfg.compile_exact``, the tree-grammar route only),
   whose posterior predictive is a dynamic programme over the training data's row sets.
 """
 from __future__ import annotations
 
 import contextlib
-import csv
 import importlib.resources
 import math
 import numbers
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -85,12 +84,12 @@ def build_program(prior_params: dict, train, *, path=None, source=None, name=Non
     return p
 
 
-def mcmc_model(cfg: dict, train):
+def mcmc_model(cfg, train, prior_text: str):
     """slpy run's build_model(cfg, train), with bad input as one-line ValueErrors.
     (The parameters are set after it, as they are read when the prior runs.)"""
-    from ..mcmc.run import build_model
+    from ..mcmc.model import build_model
     with _prior_errors(cfg["prior"]):
-        model = build_model(dict(cfg, params={}), train)
+        model = build_model(cfg.replace(params={}), train, prior_text=prior_text)
     _set_params(model.program, cfg["params"], cfg["prior"])
     return model
 
@@ -142,58 +141,61 @@ def seed_from(random_state) -> int:
 
 # ---- MCMC -----------------------------------------------------------------------------
 
-def fit_mcmc(cfg: dict, train, n_chains: int, n_jobs=None, quiet: bool = True):
-    """Run ``n_chains`` chains of ``cfg`` (slpy run's settings) on ``train``.
+def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = None,
+             quiet: bool = True):
+    """Run ``n_chains`` chains of ``cfg`` (a slpy.mcmc.config.RunConfig) on ``train``,
+    on the backend of the caller's ``joblib.parallel_config`` when there are several
+    (each task carries the prior's text and the data: no files are shared).
 
-    Returns (trees, trace): trees as [(Tree, weight)] most visited first (ties by
-    canonical form), weights summing to 1; trace as a dict of arrays (TRACE_KEYS).
+    Returns (trees, trace, outputs): trees as [(Tree, weight)] most visited first
+    (ties by canonical form), weights summing to 1; trace as a dict of arrays
+    (TRACE_KEYS); outputs the chains' slpy.mcmc.output.ChainOutput. `quiet` False: a
+    progress bar per chain.
     """
-    from ..mcmc.run import chain_on_data
-    model = mcmc_model(cfg, train)    # checks the prior and its parameters first
-    with tempfile.TemporaryDirectory(prefix="slpy-fit-") as tmp:
-        if n_chains == 1:
-            outs = [chain_on_data(cfg, train, None, 0, tmp, all_models=True, model=model,
-                                  quiet=quiet)]
-        else:
-            # each chain builds its own model: Prolog terms must not cross processes,
-            # and a fresh model keeps the chains independent of n_jobs
-            from joblib import Parallel, delayed
-            outs = Parallel(n_jobs=n_jobs)(
-                delayed(chain_on_data)(cfg, train, None, i, tmp, all_models=True,
-                                       quiet=quiet)
-                for i in range(n_chains))
-        if any(o["result"].interrupted for o in outs):
-            raise KeyboardInterrupt
-        rows = [_read_trace(Path(tmp) / f"chain_{i}" / "trace.csv") for i in range(n_chains)]
-    counts: dict = {}
-    trees: dict = {}
+    from ..mcmc.dispatch import map_tasks
+    from ..mcmc.model import read_prior
+    from ..mcmc.output import merge_visits
+    from ..mcmc.worker import ChainTask, run_task
+    if prior_text is None:
+        prior_text = read_prior(cfg["prior"])
+    model = mcmc_model(cfg, train, prior_text)    # checks the prior and its parameters
+    tasks = [ChainTask(cfg, i, prior_text, train, all_models=True, quiet=quiet)
+             for i in range(n_chains)]
+    if n_chains == 1:
+        outs = [run_task(tasks[0], model)]
+    else:
+        # each chain builds its own model: Prolog terms must not cross processes,
+        # and a fresh model keeps the chains independent of n_jobs and the backend
+        outs = map_tasks(tasks, n_jobs)
+    if any(o.interrupted for o in outs):
+        raise KeyboardInterrupt
+    merged = merge_visits(outs)
+    trees = {}
     for o in outs:
-        r = o["result"]
-        for key in r.order:
-            counts[key] = counts.get(key, 0) + r.visits[key].count
-            trees.setdefault(key, o["all_models"][key])
-    kept = sum(counts.values())
-    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+        for key in o.visits:
+            trees.setdefault(key, o.drawn[key])
+    kept = sum(m["count"] for m in merged.values())
+    ranked = sorted(merged, key=lambda k: (-merged[k]["count"], k))
     index = {k: i for i, k in enumerate(ranked)}
-    weighted = [(trees[k], counts[k] / kept) for k in ranked]
+    weighted = [(trees[k], merged[k]["count"] / kept) for k in ranked]
+    return weighted, _trace(outs, index), outs
+
+
+def _trace(outs, index) -> dict:
+    """trace_: the chains' kept draws, one array per TRACE_KEYS column."""
     cols = {k: [] for k in TRACE_KEYS}
-    for i, (o, chain_rows) in enumerate(zip(outs, rows)):
-        by_id = {v.id: key for key, v in o["result"].visits.items()}
-        for row in chain_rows:
-            cols["chain"].append(i)
-            cols["iter"].append(int(row["iter"]))
-            cols["tree"].append(index[by_id[int(row["model"])]])
-            cols["log_lik"].append(float(row["log_lik"]))
-            for k in ("leaves", "depth", "d"):
-                cols[k].append(int(row[k]))
-            cols["accepted"].append(row["accepted"] == "1")
-    trace = {k: np.asarray(v, dtype=_TRACE_DTYPES[k]) for k, v in cols.items()}
-    return weighted, trace
-
-
-def _read_trace(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    for i, o in enumerate(outs):
+        t = o.trace
+        tree_of = np.array([index[key] for key in o.visits], dtype=np.int64)
+        cols["chain"].append(np.full(len(t), i, dtype=np.int64))
+        cols["iter"].append(t.iter)
+        cols["tree"].append(tree_of[t.model] if len(t) else t.model)
+        cols["log_lik"].append(np.array([round(x, 10) for x in t.log_lik.tolist()]))
+        for k in ("leaves", "depth"):
+            cols[k].append(t.stats[k])
+        cols["d"].append(t.d)
+        cols["accepted"].append(t.accepted)
+    return {k: np.concatenate(v).astype(_TRACE_DTYPES[k]) for k, v in cols.items()}
 
 
 def trace_arrays(lists: dict) -> dict:

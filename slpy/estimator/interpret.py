@@ -96,7 +96,8 @@ class InterpretMixin:
 
     def to_inference_data(self, X=None, y=None, *, random_state=0, thin=1):
         """An arviz.InferenceData of the MCMC posterior: posterior (log_lik, leaves,
-        depth per chain and draw), sample_stats (accepted, choice_points),
+        depth per chain and draw), sample_stats (accepted, choice_points; heat and
+        the swaps of a tempered fit, until it is saved),
         observed_data and the pointwise log_likelihood of the training rows (X, y:
         the data given to fit, kept in memory; pass them after load): log p(y_i |
         tree, leaf parameters) with the leaf parameters drawn from their posterior

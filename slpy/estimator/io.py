@@ -31,7 +31,7 @@ def _classes():
 def to_dict(est) -> dict:
     """The JSON-ready dict of a fitted estimator."""
     from sklearn.utils.validation import check_is_fitted
-    from .. import __version__
+    from .._version import __version__
     check_is_fitted(est)
     params = est.get_params(deep=False)
     params["prior"] = os.fspath(params["prior"])
@@ -112,6 +112,7 @@ def from_dict(d: dict, source: str = "<dict>"):
         est.trees_ = [(Tree.from_dict(t["tree"]), float(t["weight"])) for t in d["trees"]]
         est.map_tree_ = Tree.from_dict(d["map_tree"])
         est.trace_ = None if d["trace"] is None else trace_arrays(d["trace"])
+        est.chains_ = None        # not saved: trace_ has the draws
         p = d["prior"]
         est._fit_info = {"prior_file": p["file"], "prior_source": p["source"],
                          "prior_params": p["params"], "query": p["query"],

@@ -27,7 +27,7 @@ Syntax (ISO 13211-1 section 6, SWI-Prolog where ISO is silent):
   string -> Python str), back-quoted text flags['back_quotes'] (default codes);
   both flags are read again at every clause.
 
-Errors: every syntax error is an SlpSyntaxError (a PrologError whose term is
+Errors: every syntax error is an SlpSyntaxError (syntax_errors.py: a PrologError whose term is
 ``error(syntax_error(Id), context(file(File, Line, Col), Message))``, Id an atom
 such as operator_expected). After an error the reader skips to the next end
 token and reads on: ``read_clauses`` raises SlpSyntaxErrors (all of a text's
@@ -38,68 +38,17 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple
 
-from ..terms.term import Atom, PrologError, Struct, Var, atom, mklist
+from ..errors import PicklableError
+from ..terms.term import Atom, Struct, Var, atom, mklist
 from ..terms.ops import OpTable
+from .syntax_errors import SlpSyntaxError, SlpSyntaxErrors, source_line
 from .tokens import (LEXICAL_ERRORS, NAME_TYPES, NUMBER_TYPES, LexicalError,
                      grammar_path, number_value, tokenize, unquote)
 
-__all__ = [
-    "Reader", "ReadResult", "SlpSyntaxError", "SlpSyntaxErrors", "read_term_from_text",
-    "parse_number", "grammar_path",
-]
+__all__ = ["Reader", "ReadResult", "read_term_from_text", "parse_number", "grammar_path"]
 
 
-# -- errors ---------------------------------------------------------------------------
-
-class SlpSyntaxError(PrologError):
-    """One syntax error: ``str(e)`` is ``file:line:col: message`` (1-based)."""
-
-    def __init__(self, message: str, filename: str = "<string>", line: int = 1,
-                 col: int = 1, source_line: str = "", kind: str | None = None):
-        self.message = message
-        self.filename = filename
-        self.line = line
-        self.col = col
-        self.source_line = source_line
-        self.kind = kind or message.replace(" ", "_")
-        ctx = Struct("context", (Struct("file", (atom(filename), line, col)),
-                                 atom(message)))
-        super().__init__(Struct("error", (Struct("syntax_error", (atom(self.kind),)), ctx)),
-                         f"{filename}:{line}:{col}: {message}")
-
-    def __str__(self):
-        return f"{self.filename}:{self.line}:{self.col}: {self.message}"
-
-    def pretty(self) -> str:
-        """The one-line message, the source line, and a caret under the column."""
-        src = self.source_line
-        caret = self.col - 1
-        if src.startswith("...") and caret > _WINDOW:   # a window of a long line
-            caret = _WINDOW + 3
-        # keep tabs so the caret lines up under the same character
-        pad = "".join("\t" if c == "\t" else " " for c in src[:caret])
-        return f"{self}\n{src}\n{pad}^"
-
-
-class SlpSyntaxErrors(PrologError):
-    """All the syntax errors of one text (``errors``: SlpSyntaxError, in text order).
-
-    Its Prolog term is the first error's term, so a consumer that treats it as a
-    plain PrologError still reports a syntax error.
-    """
-
-    def __init__(self, errors: list[SlpSyntaxError]):
-        self.errors = list(errors)
-        super().__init__(self.errors[0].term, str(self))
-
-    def __str__(self):
-        return "\n".join(str(e) for e in self.errors)
-
-    def pretty(self) -> str:
-        return "\n".join(e.pretty() for e in self.errors)
-
-
-class _Fail(Exception):
+class _Fail(PicklableError):
     """Internal: a syntax error at token index ``index`` (turned into SlpSyntaxError)."""
 
     def __init__(self, index: int, kind: str, message: str, offset: int = 0):
@@ -478,23 +427,7 @@ class Reader:
         col = tok.column + f.offset
         line_start = tok.start_pos - (tok.column - 1)
         return SlpSyntaxError(f.message, filename, tok.line, col,
-                              _source_line(text, line_start, col), f.kind)
-
-
-_WINDOW = 120
-
-
-def _source_line(text: str, start: int, col: int) -> str:
-    """The line starting at text[start], or a window of it around col when it is
-    long (a file of one huge line with many errors must not cost quadratic time)."""
-    lo = start
-    if col - 1 > _WINDOW:
-        lo = start + col - 1 - _WINDOW
-    end = text.find("\n", lo, lo + 2 * _WINDOW)
-    if end < 0:
-        end = min(len(text), lo + 2 * _WINDOW)
-    line = text[lo:end].rstrip("\r")
-    return line if lo == start else "..." + line
+                              source_line(text, line_start, col), f.kind)
 
 
 def _flag_name(v) -> str:

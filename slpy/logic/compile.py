@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.unify import unify, undo_to
-from ..terms.walk import is_ground
+from ..terms.walk import is_ground, term_variables
 from ..terms.errors import type_error
+from .arith_functions import FUNCTIONS
+from .arith import eval_arith
+from .db import DET, Clause, Pred, first_arg_key
 
 # control constructs that bodies compile to special frames; the engine provides them
 CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),
@@ -220,7 +223,6 @@ _ARITH_GOALS = {"is": None, "<": "<", ">": ">", "=<": "<=", ">=": ">=", "=:=": "
 
 
 def _num_fn():
-    from .arith import eval_arith
 
     def _n(t):
         while type(t) is Var:
@@ -236,7 +238,6 @@ def _num_fn():
 
 def arith_code(gen, t, ind, used: list):
     """Python text computing arithmetic term t, or None; `used` collects variables."""
-    from .arith import FUNCTIONS
     t = deref(t)
     tt = type(t)
     if tt is int:
@@ -260,7 +261,6 @@ def arith_code(gen, t, ind, used: list):
 
 
 def _arith_goal_frame(gen, name, args, nxt, ind):
-    from .db import Pred, DET
     used: list = []
     if name == "is":
         rhs = arith_code(gen, args[1], ind, used)
@@ -299,7 +299,6 @@ def compile_clause(ctx: CompileContext, head, body, label=None, guard=None):
     labelled = label is not None
     if labelled and guard is not None:
         # guard-only variables exist whether or not the call passed a guard
-        from ..terms.walk import term_variables
         fresh = [v for v in term_variables(guard) if v not in gen.vars]
         gen.emit(ind, "if g is None:")
         gen.emit(ind + 1, "pass")
@@ -358,7 +357,6 @@ _INLINE_CONDITIONS = {("has_split", 2), ("var", 1), ("nonvar", 1), ("atom", 1),
 
 def _inline_ite(ctx, goal):
     """(condition pred, its arguments, then-goals, else-goals), or None."""
-    from .db import DET
     g = deref(goal)
     if ctx.engine is None or not (type(g) is Struct and g.name == ";" and len(g.args) == 2):
         return None
@@ -429,7 +427,6 @@ def _auxiliary(ctx, g):
         return g
     if _has_cut_or_var(g):
         return g
-    from ..terms.walk import term_variables
     vs = term_variables(g)
     ctx.aux_count = getattr(ctx, "aux_count", 0) + 1
     aux = f"$aux{ctx.aux_count}"
@@ -447,7 +444,6 @@ def _auxiliary(ctx, g):
         else:
             branches = [g.args[0], g.args[1]]
     pred = ctx.db.get(aux, len(vs))
-    from .db import Clause, first_arg_key
     for b in branches:
         fn = compile_clause(ctx, head, b)
         c = Clause(head, b if b is not None else Atom("true"), fn,

@@ -11,14 +11,21 @@ proof node, and on backtracking draw again among the untried candidates.
 The Engine class is in three parts: resolution and control here, stochastic choice
 points in sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py;
 kinds.py has the choice-point kinds, opcodes and modes they share.
+
+This module is over 500 lines because the resolution loop (``_run``), backtracking
+(``_backtrack``) and the control constructs (``_control``) read the same frame and
+choice-point layouts by position, and are hot: they stay in one module until the
+choice points get named layouts of their own, which is where it splits.
 """
 from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 
-from ..terms.term import Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist
+from ..terms.term import (Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist,
+                          list_items)
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
 from ..terms.errors import type_error, instantiation_error, existence_error
@@ -35,7 +42,7 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENU
                     LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
 from .sampling import Sampling
 from .replay import Replay
-from .arith import DEADLINE
+from .arith_checks import DEADLINE
 
 
 class Engine(Sampling, Replay):
@@ -85,7 +92,10 @@ class Engine(Sampling, Replay):
         self.rp_forced_logp = 0.0
         self.rp_nforced = 0
         self.min_prob = 0.0
-        self.rowsets = None  # data-aware builtins attach their state here
+        self.program = None       # the Program this engine runs (set by the Program)
+        # The one place plugins keep state for this program: plugin name -> the
+        # plugin's own object (slpy.logic.plugins; e.g. "data": the row sets)
+        self.plugin_state: dict[str, object] = {}
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -102,7 +112,6 @@ class Engine(Sampling, Replay):
         self.out(text)
 
     def write_err(self, text: str) -> None:
-        import sys
         sys.stderr.write(text)
 
     # -- goals as terms -----------------------------------------------------------
@@ -494,7 +503,7 @@ class Engine(Sampling, Replay):
                 return self._stoch(pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
-            _check_partial_list(args[2])
+            check_partial_list(args[2])
             results: list = []
             tail = NIL if op == OP_FINDALL else args[3]
             cps.append([CP_FINDALL, len(trail), self.plog, self.logp, results, args[2], nxt,
@@ -552,9 +561,8 @@ def _resource(what):
     return Struct("error", (Struct("resource_error", (atom(what),)), Var()))
 
 
-def _check_partial_list(t):
+def check_partial_list(t):
     """ISO: findall/bagof results must be a list or a partial list."""
-    from ..terms.term import list_items
     _, tail = list_items(t)
     if type(tail) is not Var and tail is not NIL:
         raise type_error("list", deref(t))

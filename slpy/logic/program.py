@@ -6,17 +6,22 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import PicklableError
+from ..lang.clauses import split_clause
+from ..lang.dcg import dcg_transform
+from ..lang.syntax_errors import SlpSyntaxError
+from ..terms.errors import _err, domain_error, permission_error
+from ..terms.ops import OpTable
 from ..terms.term import Atom, Struct, deref, atom, PrologError, indicator
-from ..terms.walk import resolve
-from ..terms.errors import permission_error, domain_error
-from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
+from ..terms.walk import is_ground, resolve
+from . import builtins as _builtins
+from . import plugins as _plugins
+from .arith import eval_arith
 from .compile import CompileContext, compile_clause, check_body
+from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .engine import Engine
 from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
-from . import builtins as _builtins
-from ..terms.ops import OpTable
-from ..lang.clauses import split_clause
-from ..errors import PicklableError
+from .proof import build_tree
 
 LIBRARY = Path(__file__).with_name("library.pl")
 CONSULT_EXTS = (".slp", ".pl")
@@ -26,9 +31,7 @@ class LoadError(PrologError):
     """One problem found while loading a file (file:line: message)."""
 
     def __init__(self, message, term=None):
-        from ..terms.errors import _err
-        from ..terms.term import atom as _a
-        super().__init__(term if term is not None else _err(_a("load_error")), message)
+        super().__init__(term if term is not None else _err(atom("load_error")), message)
         self.message = message
 
 
@@ -65,18 +68,19 @@ class Proof:
 
 
 def _load_builtin_modules():
-    # importing registers the builtins; each module is optional while it is written
-    import importlib
-    for mod in ("typecheck", "termbi", "atoms", "sorting", "listbi", "arith_bi", "output",
-                "reading", "dbbi", "uniform"):
-        importlib.import_module(f"slpy.logic.builtins.{mod}")
-    importlib.import_module("slpy.data.builtins")
-    importlib.import_module("slpy.pcfg.builtins")
-    importlib.import_module("slpy.bn.builtins")
+    # importing registers the core builtins; here, not at the top, because the reader
+    # they use loads lark, which a plain `import slpy` does without
+    from .builtins import (arith_bi, atoms, chartype, dbbi, listbi,  # noqa: F401
+                           output, reading, sorting, strings, system, termbi,
+                           typecheck, uniform)
 
 
 class Program:
     """An SLP program: consult files or text, then query, sample or enumerate proofs.
+
+    Every program has the core builtins and the plugins it is given (``plugins``: a
+    list of :class:`~slpy.logic.plugins.Plugin`), by default every registered one:
+    slpy's data, PCFG and network builtins, and any a user registered.
 
     >>> p = Program()
     >>> p.consult_text("0.5 :: coin(head). 0.5 :: coin(tail).")
@@ -85,8 +89,12 @@ class Program:
     """
 
     def __init__(self, max_steps: int | None = None, timeout: float | None = None,
-                 max_term_size: int = 10_000_000, max_memory: int | None = None, out=None):
+                 max_term_size: int = 10_000_000, max_memory: int | None = None, out=None,
+                 plugins=None):
         _load_builtin_modules()
+        if plugins is None:
+            plugins = _plugins.registered()
+        self.plugins = {p.name: p for p in plugins}
         self.db = Database()
         self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
@@ -108,12 +116,13 @@ class Program:
         for key, p in CONTROL_PREDS.items():
             if key != ("::", 2):
                 self.db.preds[key] = p
-        for (name, arity), (kind, fn) in _builtins.BUILTINS.items():
-            p = self.db.get(name, arity)
-            p.kind = {"det": DET, "nondet": NONDET, "stochastic": SBUILTIN}[kind]
-            p.fn = fn
-            p.defined = True
-            p.builtin = True
+        for table in [_builtins.BUILTINS] + [p.builtins for p in self.plugins.values()]:
+            for (name, arity), (kind, fn) in table.items():
+                p = self.db.get(name, arity)
+                p.kind = {"det": DET, "nondet": NONDET, "stochastic": SBUILTIN}[kind]
+                p.fn = fn
+                p.defined = True
+                p.builtin = True
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
 
     # -- loading ------------------------------------------------------------------
@@ -139,7 +148,7 @@ class Program:
         self._consult_text(text, filename)
 
     def _consult_text(self, text, filename, library=False):
-        from ..lang.reader import Reader, SlpSyntaxError
+        from ..lang.reader import Reader  # lark: not on `import slpy`
         errors = []
         prev = self._loading_file
         self._loading_file = filename
@@ -197,7 +206,6 @@ class Program:
                 raise errs[0]
             return
         if type(term) is Struct and term.name == "-->" and len(term.args) == 2:
-            from ..lang.dcg import dcg_transform
             term = dcg_transform(term)
         self.add_clause(term, filename=filename, line=line, wiped=wiped, library=library)
 
@@ -254,9 +262,7 @@ class Program:
         if labelled:
             pred.kind = STOCH
             lab = deref(parts.label)
-            from ..terms.walk import is_ground
             if is_ground(lab):
-                from .arith import eval_arith
                 try:
                     value = eval_arith(lab)
                 except PrologError as e:
@@ -275,14 +281,24 @@ class Program:
             pred.add_last(c)
         return c
 
-    # -- data ------------------------------------------------------------------------------
+    # -- data (for the plugins' builtins) ---------------------------------------------------
+    dataset = None      # set by attach_data
+    rowsets = None
+
+    def attach(self, plugin: str, data) -> None:
+        """Give an installed plugin's builtins the data they work on (the "bn" plugin:
+        a slpy.bn.data.DiscreteData for bn_variables/1)."""
+        p = self.plugins.get(plugin)
+        if p is None:
+            raise ValueError(f"this program has no {plugin!r} plugin (it has: "
+                             f"{', '.join(self.plugins) or 'none'})")
+        p.attach(self, data)
+
     def attach_data(self, dataset) -> None:
-        """Make a Dataset's predictors available to the prior's data builtins."""
-        from ..data.rowsets import RowSets
-        from ..data.builtins import attach
-        self.dataset = dataset
-        self.rowsets = RowSets(dataset)
-        attach(self.engine, self.rowsets, dataset)
+        """Make a Dataset's predictors available to the prior's data builtins
+        (data_rows/1, uniform_split/3, ...): sets ``dataset`` and ``rowsets``, its row
+        sets."""
+        self.attach("data", dataset)
 
     # -- parameters (prior hyperparameters, overridable from the CLI and API) ----------
     def set_param(self, name: str, value) -> None:
@@ -290,7 +306,7 @@ class Program:
 
     # -- querying -------------------------------------------------------------------------
     def parse_query(self, text: str):
-        from ..lang.reader import read_term_from_text
+        from ..lang.reader import read_term_from_text  # lark: not on `import slpy`
         term, varnames = read_term_from_text(text, self.ops, self.flags)
         return term, varnames
 
@@ -308,7 +324,7 @@ class Program:
 
     def sample(self, text: str, rng=None, pure: bool = False, record: bool = False):
         """One sampled answer (Sample) or None when the sample fails."""
-        import numpy as np
+        import numpy as np  # not on `import slpy`
         if rng is None:
             rng = np.random.default_rng()
         goal, varnames = self.parse_query(text)
@@ -326,7 +342,6 @@ class Program:
         eng = self.engine
         saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
         eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
-        from .proof import build_tree
         out = []
         try:
             for _ in eng.solve(goal):
@@ -356,5 +371,4 @@ def _source_text(path: Path) -> str:
 
 
 def _existence_file(path):
-    from ..terms.errors import _err
     return _err(Struct("existence_error", (atom("source_sink"), atom(str(path)))))

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import math
 
+from ..terms.walk import term_variables
+from ..terms.writer import term_to_text
+from .plugins import UniformChoice
+
 
 class SNode:
     """A stochastic choice point as it is being proved."""
@@ -80,7 +84,6 @@ class ProofNode:
         """The candidates as (clause number or builtin key, probability) pairs.
 
         Built on demand: a choice among thousands of splits keeps only a reference."""
-        from .builtins import UniformChoice
         c = self._cands
         if type(c) is UniformChoice:
             p = 1.0 / c.n
@@ -153,8 +156,6 @@ class ProofNode:
 
 def _show(t) -> str:
     """writeq text with variables named _A, _B, ... in order of appearance."""
-    from ..terms.writer import term_to_text
-    from ..terms.walk import term_variables
     names = {}
     for i, v in enumerate(term_variables(t)):
         q, r = divmod(i, 26)

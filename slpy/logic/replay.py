@@ -23,7 +23,7 @@ import math
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.unify import unify, undo_to, variant
 from .proof import SNode, ProofNode, build_tree
-from .builtins import UniformChoice
+from .plugins import UniformChoice
 from .kinds import (CP_BOTTOM, CP_FENCE, CP_STOCH, PURE, P_DONE, P_SEXIT, REPLAY,
                     ReplayReject, SAMPLE, SampleFailed)
 from .sampling import _light, _pick

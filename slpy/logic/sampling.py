@@ -11,7 +11,7 @@ from ..terms.walk import copy_term
 from .db import SBUILTIN
 from .proof import SNode, build_tree
 from .arith import eval_arith
-from .builtins import UniformChoice
+from .plugins import UniformChoice
 from .kinds import (CP_ENUM, CP_ENUMB, CP_PURE, CP_SB, CP_SBU, CP_STOCH, ENUM, PLAIN,
                     PURE, P_SEXIT, REPLAY, SAMPLE, SampleFailed)
 

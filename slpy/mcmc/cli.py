@@ -14,10 +14,11 @@ import click
 from .. import limits as _limits
 from ..cliopts import FiniteFloat, force_option, missing_option, target_option
 from .moves import DEFAULT_PROPOSAL
-from .run import RECOMMENDED_TEMPERING
+from .config import RECOMMENDED_TEMPERING
 
 # what --resume may change: nothing the chains depend on
-RESUME_OPTIONS = {"resume", "quiet", "jobs", "timeout", "max_steps", "max_memory"}
+RESUME_OPTIONS = {"resume", "quiet", "jobs", "backend", "scheduler", "timeout", "max_steps",
+                  "max_memory"}
 
 
 def _params(values):
@@ -111,6 +112,14 @@ def _proposal(ctx, param, value):
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes running the chains, and then the tempered chains of each "
                    "(results do not depend on it).")
+@click.option("--backend", type=click.Choice(["loky", "dask", "ray"]), default="loky",
+              show_default=True,
+              help="Where the chains run: processes on this machine (loky), a "
+                   "dask.distributed cluster or a Ray cluster (pip install 'slpy[dask]' "
+                   "or 'slpy[ray]'); the results do not depend on it.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="The cluster of --backend dask (tcp://HOST:8786) or ray (HOST:6379) "
+                   "[default: start one on this machine with --jobs workers].")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--init", default="prior", show_default=True,
               help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
@@ -126,14 +135,16 @@ def _proposal(ctx, param, value):
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
 def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, bucket_method,
             likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, temper, delta_t,
-            min_heat, ladder, adapt_ladder, swap, chains, jobs, seed, init, top, out, force,
-            resume, timeout, max_steps, max_memory, quiet):
+            min_heat, ladder, adapt_ladder, swap, chains, jobs, backend, scheduler, seed, init,
+            top, out, force, resume, timeout, max_steps, max_memory, quiet):
     """Sample the posterior over models: trees, Bayesian networks (proof-tree MCMC).
 
     Metropolis-Hastings on the proof tree of the current model: prune and regrow,
     redraw or swap choice points, or redraw a subtree exactly; optionally with
     tempered chains (docs/mcmc.md)."""
     ctx = click.get_current_context()
+    if scheduler is not None and backend == "loky":
+        raise click.UsageError("--scheduler names a cluster: give --backend dask or ray")
     if resume:
         given = [p.opts[-1] for p in ctx.command.params
                  if p.name not in RESUME_OPTIONS and ctx.get_parameter_source(p.name)
@@ -169,10 +180,11 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
         cfg.update({k: v for k, v in (("family", family), ("count", count_col),
                                       ("score", score), ("ess", ess)) if v is not None})
     summary = _run(cfg, out, resume, quiet, force,
-                   _limits.program_limits(timeout, max_steps, max_memory))
+                   _limits.program_limits(timeout, max_steps, max_memory), backend, scheduler)
     if not quiet:
-        from .run import timing_line
-        click.echo(Path(out, "summary.txt").read_text().rstrip())
+        from .summary import timing_line
+        from ..runs import RunDir
+        click.echo(RunDir(out, create=False).read_summary_text().rstrip())
         click.echo(timing_line(summary))
         click.echo(f"\nrun directory: {out}")
     if summary.get("interrupted"):
@@ -181,9 +193,10 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
         sys.exit(130)
 
 
-def _run(cfg, out, resume, quiet, force, limits):
+def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
     """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
     from .run import run, RunError
+    from ..errors import WorkerError
     from ..data import DataError, MissingValueError
     from ..terms.term import PrologError
     from ..logic.program import LoadErrors
@@ -192,7 +205,8 @@ def _run(cfg, out, resume, quiet, force, limits):
     from ..repl import format_load_error
     try:
         return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
-                   warn=lambda line: click.echo(line, err=True))
+                   warn=lambda line: click.echo(line, err=True), backend=backend,
+                   scheduler=scheduler)
     except MissingValueError as e:
         raise click.UsageError(f"{e} (--missing drop leaves such rows out)") from None
     except (RunError, RunDirError, DataError) as e:
@@ -203,10 +217,12 @@ def _run(cfg, out, resume, quiet, force, limits):
         sys.exit(1)
     except Halt:
         raise click.ClickException("the prior called halt while it was sampled") from None
+    except WorkerError as e:
+        raise click.ClickException(f"a chain failed on a worker: {e}") from None
     except PrologError as e:
+        kept = f" (the chains' traces so far are in {out})" if backend == "loky" else ""
         raise click.ClickException(
-            f"the prior raised an error: {str(e).splitlines()[0]} (the chains' traces so "
-            f"far are in {out})") from None
+            f"the prior raised an error: {str(e).splitlines()[0]}{kept}") from None
     except ValueError as e:   # the query does not name one model variable, ...
         raise click.UsageError(str(e).splitlines()[0]) from None
     except KeyboardInterrupt:  # with --jobs: the workers' traces are written as they go

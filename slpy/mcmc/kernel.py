@@ -1,21 +1,24 @@
-"""Metropolis-Hastings that prunes the proof tree at a choice point and regrows it from
-the prior (Angelopoulos & Cussens, IJCAI 2005 section 4; ICML 2005 sections 4-5).
+"""Metropolis-Hastings kernels on proof trees.
 
-Kernels are pure functions ``kernel(rng, state, it) -> (state, Info)``; the proposal
-(where to cut, and the log proposal-ratio term R_q) and the acceptance are separate.
+A kernel is a pure function ``kernel(rng, state, it, heat=h) -> (state, Info)``: it
+draws from ``rng`` only, changes nothing, and returns the next state (the same object
+when the move is rejected) with what happened. Proposing (a move: slpy.mcmc.moves,
+returning the new state and the log of its prior-and-proposal ratio) and accepting
+(slpy.mcmc.proposal.accept) are separate; at heat b the acceptance probability is
 
-    uc       cut uniformly among the d_T choice points; R = d_T / d_T'
-    q0       cut at the root (an independence sampler from the prior); R = 1
-    cycle:N  cut at the k-th choice point in pre-order, k = it mod (N+1); R = 1
-
-The acceptance probability at heat b is
     min(1, R * prod(p_new/p_old over kept choices) * (L(T') / L(T))^b).
+
+A tempered kernel is built from one of these by composition (slpy.mcmc.tempered).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+
+from .moves import make_moves, regrow_move
+from .proposal import Proposal, accept
+
+__all__ = ["Info", "build_kernel"]
 
 
 @dataclass(frozen=True)
@@ -26,95 +29,47 @@ class Info:
     move: str               # the move's name (one of a mixture's)
     log_alpha: float
 
+    # what slpy.mcmc.chain.sample_chain reads of any kernel's Info: the step of the
+    # state that is sampled, and the swaps of a tempered kernel (none here)
+    @property
+    def cold(self) -> "Info":
+        return self
 
-@dataclass(frozen=True)
-class Proposal:
-    name: str
-    cut: Callable           # (rng, state, it) -> path of the cut node
-    log_ratio: Callable     # (state, new_state) -> log R_q
-
-
-def _uc_cut(rng, state, it):
-    if state.d == 0:
-        return ()
-    k = min(int(rng.random() * state.d), state.d - 1)
-    return state.tree.nth(k).path
+    swaps = ()
 
 
-def _uc_ratio(state, new):
-    return math.log(state.d) - math.log(new.d) if state.d and new.d else 0.0
+def _picker(moves):
+    """rng -> one of the weighted moves (drawing one uniform only for a mixture)."""
+    if len(moves) == 1:
+        only = moves[0][0]
+        return lambda rng: only
+    cum, acc = [], 0.0
+    for _, w in moves:
+        acc += w
+        cum.append(acc)
+    movelist = [mv for mv, _ in moves]
+    last = len(movelist) - 1
 
-
-def _q0_cut(rng, state, it):
-    return ()
-
-
-def _zero(state, new):
-    return 0.0
-
-
-def make_proposal(spec: str) -> Proposal:
-    """`uc`, `q0` or `cycle:N`."""
-    if spec == "uc":
-        return Proposal("uc", _uc_cut, _uc_ratio)
-    if spec == "q0":
-        return Proposal("q0", _q0_cut, _zero)
-    if spec.startswith("cycle:"):
-        try:
-            n = int(spec.split(":", 1)[1])
-        except ValueError:
-            raise ValueError(f"bad proposal {spec!r}: cycle:N needs a whole number N")
-        if n < 0:
-            raise ValueError(f"bad proposal {spec!r}: N must be >= 0")
-
-        def cut(rng, state, it):
-            k = it % (n + 1)
-            if k == 0 or state.d == 0:
-                return ()
-            for i, node in enumerate(state.tree, 1):
-                if i == k:
-                    return node.path
-            return ()  # fewer choice points than k: prune at the root
-        return Proposal(spec, cut, _zero)
-    raise ValueError(f"unknown proposal {spec!r} (use uc, q0 or cycle:N)")
-
-
-def accept(rng, log_alpha: float) -> bool:
-    """The Metropolis-Hastings test, drawing one uniform."""
-    u = rng.random()
-    return log_alpha >= 0 or (u > 0 and math.log(u) < log_alpha)
+    def pick(rng):
+        u = rng.random() * acc
+        for i, c in enumerate(cum):
+            if u < c:
+                return movelist[i]
+        return movelist[last]
+    return pick
 
 
 def build_kernel(model, proposal, heat: float = 1.0):
     """A kernel targeting prior x likelihood^heat. `proposal`: a Proposal (uc, q0,
     cycle:N), a proposal spec such as ``uc:0.5,change:0.5`` (slpy.mcmc.moves), or a
     list of (Move, weight)."""
-    from .moves import make_moves, regrow_move
     if isinstance(proposal, Proposal):
         moves = [(regrow_move(model, proposal), 1.0)]
     elif isinstance(proposal, str):
         moves = make_moves(model, proposal)
     else:
         moves = list(proposal)
-    if len(moves) == 1:
-        only = moves[0][0]
-
-        def pick(rng):
-            return only
-    else:
-        cum, acc = [], 0.0
-        for _, w in moves:
-            acc += w
-            cum.append(acc)
-        movelist = [mv for mv, _ in moves]
-        last = len(movelist) - 1
-
-        def pick(rng):
-            u = rng.random() * acc
-            for i, c in enumerate(cum):
-                if u < c:
-                    return movelist[i]
-            return movelist[last]
+    pick = _picker(moves)
 
     def kernel(rng, state, it, heat=heat):
         mv = pick(rng)
@@ -126,27 +81,3 @@ def build_kernel(model, proposal, heat: float = 1.0):
             return new, Info(True, True, mv.name, log_alpha)
         return state, Info(False, True, mv.name, log_alpha)
     return kernel
-
-
-def heats(k: int, delta_t: float) -> list[float]:
-    """Tempering heats b_i = 1 / (1 + dT (i - 1)), i = 1..k (ICML 2005, section 5)."""
-    return [1.0 / (1.0 + delta_t * i) for i in range(k)]
-
-
-def swap_step(rng, states, hs):
-    """Propose swapping two random chains; accepted with min(1, (L_j/L_i)^(b_i - b_j)).
-
-    Returns (states, (i, j, accepted)) or (states, None) with a single chain."""
-    k = len(states)
-    if k < 2:
-        return states, None
-    i = min(int(rng.random() * k), k - 1)
-    j = min(int(rng.random() * (k - 1)), k - 2)
-    if j >= i:
-        j += 1
-    log_a = (hs[i] - hs[j]) * (states[j].log_lik - states[i].log_lik)
-    ok = accept(rng, log_a)
-    if ok:
-        states = list(states)
-        states[i], states[j] = states[j], states[i]
-    return states, (min(i, j), max(i, j), ok)

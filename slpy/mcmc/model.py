@@ -1,14 +1,19 @@
 """The posterior an MCMC run targets: an SLP prior over model terms, a query, and a
 model family's scorer bound to the data (slpy.family). It turns proofs into states and
-regrows them; it knows nothing of any kind of model."""
+regrows them; it knows nothing of any kind of model. :func:`build_model` makes one
+from a run's settings, reading the prior from its text (which is what travels to a
+worker, not the file's path)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..errors import RunError
 from ..terms.walk import copy_term
 from ..terms.term import deref
 from ..logic.kinds import ReplayReject
 from ..family import Scorer
+from .config import family_of
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,11 @@ class State:
     log_lik: float
     d: int                # d_T: the number of choice points in the proof
     stats: tuple          # the family's traced integers (Scorer.stats)
+
+    @property
+    def cold(self) -> "State":
+        """The state that is sampled (itself: a tempered kernel's has several)."""
+        return self
 
 
 class TermScorer(Scorer):
@@ -119,3 +129,51 @@ class PosteriorModel:
             return None
         return self._state(tree, deref(ans)), log_reuse, log_forced
 
+
+
+def read_prior(path) -> str:
+    """The text of a prior file, as Program.consult reads it (one that does not read is
+    a LoadErrors naming the file)."""
+    from ..logic.program import _source_text
+    return _source_text(Path(path))
+
+
+def build_model(cfg, train, limits=None, prior_text: str | None = None) -> PosteriorModel:
+    """The posterior of cfg's prior on `train`: the prior from `prior_text` (named
+    cfg["prior"] in its messages), else read from the file cfg["prior"]; `limits`:
+    Program() keyword arguments (slpy.limits.program_limits) for each query."""
+    from ..logic.program import Program
+    family = family_of(cfg)
+    p = Program(**(limits or {}))
+    p.consult_text(read_prior(cfg["prior"]) if prior_text is None else prior_text,
+                   str(cfg["prior"]))
+    for k, v in (cfg.get("params") or {}).items():
+        if k not in p.params:
+            declared = ", ".join(sorted(p.params)) or "none"
+            raise RunError(f"-p {k}: {cfg['prior']} declares no parameter {k} "
+                           f"(declared: {declared})")
+        p.set_param(k, p.parse_query(v)[0] if isinstance(v, str) else v)
+    scorer = family.bind(p, train, cfg)
+    return PosteriorModel(p, cfg.get("query") or family.query, scorer)
+
+
+def initial_term(cfg, model, train, init_text: str | None = None):
+    """The model term a chain starts from (None: a draw from the prior): the family's
+    named start (``--init greedy``), else the term in the file cfg["init"], whose text
+    is `init_text` when given."""
+    init = cfg.get("init") or "prior"
+    if init == "prior":
+        return None
+    named = family_of(cfg).initial_term(cfg, model.scorer, train)
+    if named is not None:
+        return named
+    text = Path(init).read_text() if init_text is None else init_text
+    term, _ = model.program.parse_query(text.strip().rstrip("."))
+    return term
+
+
+def initial_state(model, term, rng) -> State:
+    """A chain's first state: a draw from the prior, or the proof of `term`."""
+    if term is None:
+        return model.sample_prior(rng)
+    return model.state_from_term(term, rng)

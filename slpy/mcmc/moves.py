@@ -9,7 +9,7 @@ p0 the prior (the product of the proof's choice probabilities); the kernel adds
 heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
 
     uc, q0, cycle:N   prune the proof at a choice point and regrow it from the prior
-                      (slpy.mcmc.kernel; Angelopoulos & Cussens 2005)
+                      (slpy.mcmc.proposal; Angelopoulos & Cussens 2005)
     change            single-site: redraw ONE choice point among its other candidates
                       and replay the proof, reusing every other choice whose address
                       and predicate still apply (Wingate, Stuhlmueller & Goodman 2011).
@@ -42,8 +42,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..logic.builtins import UniformChoice
+from ..logic.plugins import UniformChoice
 from ..logic.db import SBUILTIN
+from .proposal import make_proposal
 
 __all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves",
            "change_move", "swap_move", "regrow_move", "perturb_move", "resolve_proposal",
@@ -279,7 +280,6 @@ def parse_mixture(spec: str) -> list[tuple[str, float]]:
 
 def check_move_name(name: str) -> None:
     """Raise ValueError for a move name that is not known (without building it)."""
-    from .kernel import make_proposal
     if name in ("change", "swap"):
         return
     if name == "perturb" or name.startswith("perturb:"):
@@ -323,7 +323,6 @@ def warm_up(spec: str) -> None:
 
 def make_moves(model, spec: str) -> list[tuple[Move, float]]:
     """The moves of a proposal spec for `model`, with their weights."""
-    from .kernel import make_proposal
     out = []
     for name, w in parse_mixture(resolve_proposal(model, spec)):
         check_move_name(name)

@@ -1,37 +1,33 @@
-"""The tempered replicas of one chain in several processes.
+"""The tempered replicas of one chain in several processes: a replica step for
+slpy.mcmc.tempered.build_tempered_kernel.
 
-Each worker process builds the model from the run's configuration and data, and owns
-some replicas: their states and their random generators (slpy.mcmc.chain's
-``replica_rngs``). After every sweep it sends the replicas' log-likelihoods; this
-process decides the swaps with the swap generator and sends back each replica's new
-heat. A state never crosses processes: swapping two levels' states is swapping the
-two replicas' heats. The worker that holds the cold replica sends its summary (the
-model's key, log-likelihood, traced integers, d_T) with its next answer.
-The arithmetic is that of :func:`slpy.mcmc.chain.sample_chain`, so the chain is the
-same, byte for byte, whatever the number of processes.
+Each worker process builds the model from the chain's task (the prior's text, the
+data) and owns some replicas: their states and their random generators
+(slpy.mcmc.seeds.replica_rngs). Each iteration it is sent the heats of its replicas,
+moves them, and answers with each move's Info and, for a replica whose state changed,
+a :class:`StateRecord` (what the swaps, the trace and the visit counter need of a
+state: its key, log-likelihood, traced integers, d_T). A state never crosses
+processes: swapping two levels' states is swapping the two replicas' heats, which
+the tempered kernel does here from the records. The arithmetic is that of
+:func:`slpy.mcmc.tempered.local_replicas`, so the chain is the same, byte for byte,
+whatever the number of processes.
 """
 from __future__ import annotations
 
-import math
 import signal
-import time
 from dataclasses import dataclass
 
-from .chain import (ChainResult, Sweep, exchange, replica_rngs, tally,
-                    tempering_settings, _initial_state)
-from .kernel import Info
-from .tempering import LadderTuner, SwapStats, ladder
+from ..errors import portable
+from .kernel import build_kernel
+from .model import build_model, initial_state, initial_term
+from .seeds import replica_rngs
 
-__all__ = ["sample_chain_parallel", "StateRecord", "WorkerError"]
-
-
-class WorkerError(RuntimeError):
-    """A worker process failed; the message is the worker's one-line error."""
+__all__ = ["ProcessReplicas", "StateRecord"]
 
 
 @dataclass(frozen=True)
 class StateRecord:
-    """What the trace and the visit counter need of a state, sent between processes."""
+    """What the chain needs of a replica's state, sent between processes."""
     key: str
     log_lik: float
     stats: tuple
@@ -39,133 +35,97 @@ class StateRecord:
     term: object = None
 
 
-def _record(model, state):
+def _record(model, state) -> StateRecord:
     return StateRecord(model.scorer.key(state.term), state.log_lik, state.stats, state.d)
 
 
-def _worker(conn, cfg, train, index, mine):
-    """A worker's loop: messages ("step", it, {replica: heat}, replica to report)."""
+def _worker(conn, task, k: int, mine: list) -> None:
+    """A worker's loop: messages ("step", it, {replica: heat}) until ("stop",)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the coordinator handles Ctrl-C
     try:
-        from .kernel import build_kernel
-        from .run import build_model, _init_term
-        model = build_model(cfg, train)
-        cfg = dict(cfg, init_term=_init_term(cfg, model, train))
-        k = int(cfg["temper"])
-        rngs, _ = replica_rngs(cfg["seed"], index, k)
+        cfg = task.config
+        model = build_model(cfg, task.train, task.limits, task.prior_text)
+        term = initial_term(cfg, model, task.train, task.init_text)
+        rngs = replica_rngs(cfg["seed"], task.index, k).replicas
         kernel = build_kernel(model, cfg["proposal"])
-        states = {r: _initial_state(model, cfg, rngs[r]) for r in mine}
-        conn.send(("ready", {r: s.log_lik for r, s in states.items()}))
+        states = {r: initial_state(model, term, rngs[r]) for r in mine}
+        conn.send(("ready", {r: _record(model, s) for r, s in states.items()}))
         while True:
             msg = conn.recv()
             if msg[0] == "stop":
                 return
-            _, it, heats, report = msg
-            rec = _record(model, states[report]) if report in states else None
+            _, it, heats = msg
             out = {}
-            if it is not None:
-                for r in mine:
-                    states[r], info = kernel(rngs[r], states[r], it, heats[r])
-                    out[r] = (states[r].log_lik, info)
-            conn.send(("ok", out, rec))
-    except Exception as e:      # noqa: BLE001 - sent as text: any error must cross
-        conn.send(("error", f"{type(e).__name__}: {e}".splitlines()[0]))
+            for r in mine:
+                old = states[r]
+                new, info = kernel(rngs[r], old, it, heats[r])
+                states[r] = new
+                out[r] = (info, None if new is old else _record(model, new))
+            conn.send(("ok", out))
+    except Exception as e:      # noqa: BLE001 - every error must reach the coordinator
+        conn.send(("error", portable(e)))
     finally:
         conn.close()
 
 
-def sample_chain_parallel(cfg: dict, train, index: int, n_workers: int,
-                          observers=()) -> ChainResult:
-    """:func:`slpy.mcmc.chain.sample_chain` with the replicas in `n_workers`
-    processes. Observers see :class:`StateRecord` states (no terms)."""
-    import multiprocessing as mp
-    t = tempering_settings(cfg)
-    k = t["k"]
-    n_workers = max(1, min(n_workers, k))
-    heats = ladder(k, t["ladder"], t["delta_t"], t["min_heat"])
-    _, swap_rng = replica_rngs(cfg["seed"], index, k)
-    owned = [list(range(w, k, n_workers)) for w in range(n_workers)]
-    ctx = mp.get_context("spawn")
-    conns, procs = [], []
-    for w in range(n_workers):
-        a, b = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(b, cfg, train, index, owned[w]), daemon=True)
-        p.start()
-        b.close()
-        conns.append(a)
-        procs.append(p)
-    at = list(range(k))
-    level = list(range(k))
-    ll = [0.0] * k
-    n_iter, burn, thin = cfg["iterations"], cfg["burn_in"], cfg["thin"]
-    tuner = LadderTuner(heats) if t["adapt"] and k > 2 and burn > 0 else None
-    res = ChainResult(index, 0, 0, 0, 0, {}, {}, (-math.inf, None, None), 0.0)
-    stats = SwapStats(k)
-    t0 = time.perf_counter()
+class ProcessReplicas:
+    """k replicas of chain `task.index` in `n_workers` processes (replica r in worker
+    r mod n_workers). A context manager: leaving it stops the workers."""
 
-    def ask(it, report):
-        for w, c in enumerate(conns):
-            c.send(("step", it, {r: heats[level[r]] for r in owned[w]}, report))
-        rec, out = None, {}
-        for c in conns:
-            msg = c.recv()
-            if msg[0] == "error":
-                raise WorkerError(msg[1])
-            out.update(msg[1])
-            rec = msg[2] if msg[2] is not None else rec
-        return out, rec
+    def __init__(self, task, k: int, n_workers: int):
+        import multiprocessing as mp
+        self.k = k
+        n = max(1, min(n_workers, k))
+        self.owned = [list(range(w, k, n)) for w in range(n)]
+        ctx = mp.get_context("spawn")
+        self.conns, self.procs = [], []
+        for w in range(n):
+            a, b = ctx.Pipe()
+            p = ctx.Process(target=_worker, args=(b, task, k, self.owned[w]), daemon=True)
+            p.start()
+            b.close()
+            self.conns.append(a)
+            self.procs.append(p)
 
-    pending = None      # the last sweep, waiting for its cold state's record
-    try:
-        for c in conns:
-            msg = c.recv()
-            if msg[0] == "error":
-                raise WorkerError(msg[1])
-            for r, x in msg[1].items():
-                ll[r] = x
-        stop = False
-        for it in range(n_iter):
-            out, rec = ask(it, at[0])
-            if pending is not None:
-                stop = _deliver(pending, rec, observers)
-            if stop:
-                break
-            info0 = None
-            for r, (x, info) in out.items():
-                ll[r] = x
-                if level[r] == 0:
-                    info0 = info
-            swaps, heats = exchange(swap_rng, it, [ll[at[i]] for i in range(k)], heats,
-                                    t["scheme"], at, level, stats,
-                                    tuner if it < burn else None)
-            tally(res, it, info0)
-            pending = (it, info0, swaps, it >= burn and (it - burn) % thin == 0)
-        if pending is not None and not stop:
-            _, rec = ask(None, at[0])
-            _deliver(pending, rec, observers)
-    except KeyboardInterrupt:
-        res.interrupted = True
-    finally:
-        for c in conns:
+    def _receive(self, conn):
+        msg = conn.recv()
+        if msg[0] == "error":
+            raise msg[1]
+        return msg[1]
+
+    def start(self) -> tuple:
+        """The replicas' first states (records), by replica."""
+        out = [None] * self.k
+        for c in self.conns:
+            for r, rec in self._receive(c).items():
+                out[r] = rec
+        return tuple(out)
+
+    def step(self, rngs, replicas, heats, it):
+        """The replica step (`rngs` are the workers' own, not used here)."""
+        for w, c in enumerate(self.conns):
+            c.send(("step", it, {r: heats[r] for r in self.owned[w]}))
+        out, infos = list(replicas), [None] * self.k
+        for c in self.conns:
+            for r, (info, rec) in self._receive(c).items():
+                infos[r] = info
+                if rec is not None:
+                    out[r] = rec
+        return tuple(out), tuple(infos)
+
+    def close(self) -> None:
+        for c in self.conns:
             try:
                 c.send(("stop",))
             except (BrokenPipeError, OSError):
                 pass
-        for p in procs:
+        for p in self.procs:
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
-    res.seconds = time.perf_counter() - t0
-    res.swaps = {key: [n, stats.accepted[key]] for key, n in sorted(stats.proposed.items())}
-    res.heats = heats
-    res.round_trips = stats.round_trips
-    return res
 
+    def __enter__(self):
+        return self
 
-def _deliver(pending, rec, observers) -> bool:
-    it, info, swaps, kept = pending
-    sw = Sweep(it, rec, info, swaps, kept)
-    stop = False
-    for obs in observers:
-        stop = obs(sw) or stop
-    return stop
+    def __exit__(self, *exc):
+        self.close()

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..runs import RunDir, RunDirError, changed_inputs
+from ..errors import RunError
+from ..family import get as get_family
+from ..runs import RunDir, RunDirError, TraceError, changed_inputs
+from .config import RunConfig
+from .model import initial_term
 
 # settings a run's config.json must hold for `--resume`
 REQUIRED = ("prior", "data", "query", "iterations", "burn_in", "thin", "proposal", "temper",
             "delta_t", "chains", "seed", "init", "top")
 # what config.json records about the run besides its settings
 BOOKKEEPING = ("slpy_version", "data_hash", "python", "command", "format")
-# one way to name the response column (older runs wrote class_col)
-RENAMED = {"class_col": "target"}
 
 
 def inputs(cfg: dict) -> dict:
@@ -30,10 +32,10 @@ def start(rd: RunDir, cfg: dict, force: bool) -> None:
     rd.write_manifest("run", inputs(cfg))
 
 
-def resume_config(rd: RunDir) -> dict:
-    """The settings of the run in rd, checked for --resume: config.json must be a run's,
-    and the inputs the manifest records must be there, unchanged."""
-    from .run import RunError
+def resume_config(rd: RunDir, given: dict | None = None) -> RunConfig:
+    """The settings of the run in rd, checked for --resume, with those `given` (only
+    jobs may be): config.json must be a run's, and the inputs the manifest records
+    must be there, unchanged."""
     where = f"{rd.path}: cannot resume"
     f = rd.file("config.json")
     if not f.is_file():
@@ -44,7 +46,6 @@ def resume_config(rd: RunDir) -> dict:
         raise RunError(f"{where}: config.json does not read ({e})") from None
     if not isinstance(saved, dict) or saved.get("command", "run") != "run":
         raise RunError(f"{where}: config.json is not the settings of an slpy run")
-    saved = {RENAMED.get(k, k): v for k, v in saved.items()}
     missing = [k for k in REQUIRED if k not in saved]
     if missing:
         raise RunError(f"{where}: config.json has no setting {missing[0]!r}")
@@ -52,51 +53,60 @@ def resume_config(rd: RunDir) -> dict:
         manifest = rd.read_manifest()
     except RunDirError as e:
         raise RunError(f"{where}: {e}") from None
-    cfg = {k: v for k, v in saved.items() if k not in BOOKKEEPING}
+    if int(saved["temper"]) > 1 and "swap" not in saved:
+        raise RunError(f"{rd.path}: this tempered run was written by an slpy whose "
+                       f"tempered chains shared one random generator; this version "
+                       f"cannot resume it (start it again)")
     if manifest is not None:
         changed = changed_inputs(manifest)
         if changed:
             raise RunError(f"{where}: {changed[0]}")
-    return cfg
+    return RunConfig.from_saved({**{k: v for k, v in saved.items() if k not in BOOKKEEPING},
+                                 **(given or {})})
 
 
 def check_data_hash(rd: RunDir, data_hash: str) -> None:
     """For a run written before the manifest: its data must hash as they did."""
-    from .run import RunError
     saved = rd.read_json("config.json").get("data_hash")
     if saved and saved != data_hash:
         raise RunError(f"{rd.path}: cannot resume: the data changed since the run started "
                        f"(their hash differs from config.json's)")
 
 
-def trace_rows(rd: RunDir, cfg: dict) -> list[int]:
+def trace_rows(rd: RunDir, cfg) -> list[int]:
     """The complete rows of each chain's trace, checked (a corrupt trace: RunError)."""
-    from .chain import check_trace, TraceError
-    from .run import RunError
-    from ..family import get
-    stats = get(cfg.get("family", "tree")).stats
+    stats = get_family(cfg.get("family") or "tree").stats
     try:
-        return [check_trace(rd.file(f"chain_{i}") / "trace.csv", cfg, stats)
-                for i in range(cfg["chains"])]
+        return [rd.check_trace(i, cfg, stats) for i in range(cfg["chains"])]
     except TraceError as e:
         raise RunError(f"cannot resume: {e}") from None
 
 
-def init_term(cfg: dict, model, train):
+def init_text(cfg) -> str | None:
+    """The text of the file --init names (None for prior or greedy): it travels to
+    the chains' workers with the prior's."""
+    init = cfg.get("init") or "prior"
+    if init in ("prior", "greedy"):
+        return None
+    if not Path(init).is_file():
+        raise RunError(f"--init {init}: no such file (give prior, greedy or a file "
+                       f"holding a model term)")
+    try:
+        return Path(init).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunError(f"--init {init}: cannot read the file ({e})") from None
+
+
+def init_term(cfg, model, train, text: str | None = None):
     """The model term --init names (None: start from the prior), checked: the prior
-    must be able to produce it, else every chain would try to reach it for ever."""
-    from .run import RunError, _init_term
+    must be able to produce it, else every chain would try to reach it for ever.
+    `text`: the --init file's (init_text)."""
     init = cfg.get("init") or "prior"
     if init == "prior":
         return None
-    if init != "greedy" and not Path(init).is_file():
-        raise RunError(f"--init {init}: no such file (give prior, greedy or a file "
-                       f"holding a model term)")
     from ..terms.term import PrologError
     try:
-        term = _init_term(cfg, model, train)
-    except (OSError, UnicodeDecodeError) as e:
-        raise RunError(f"--init {init}: cannot read the file ({e})") from None
+        term = initial_term(cfg, model, train, text)
     except PrologError as e:     # a syntax error
         raise RunError(f"--init {init}: not a term ({str(e).splitlines()[0]})") from None
     bad = model.scorer.check(term)
@@ -112,7 +122,6 @@ def _reachable(model, term, init):
     so a failure means the prior gives the tree probability 0."""
     import numpy as np
     from ..terms.unify import unify, undo_to
-    from .run import RunError
     what = "slpy's greedy tree" if init == "greedy" else f"the model in {init}"
     goal, ans = model._fresh_goal()
     eng = model.engine

@@ -1,5 +1,5 @@
-"""Parallel tempering: a ladder of heats, swaps between chains, and a ladder that tunes
-itself during burn-in.
+"""Parallel tempering's arithmetic: a ladder of heats, swaps between levels, and a
+ladder that tunes itself during burn-in (the kernel that uses them: slpy.mcmc.tempered).
 
 K replicas run at heats 1 = b_0 > b_1 > ... > b_{K-1} (> 0), each targeting
 prior x likelihood^b. A swap of the states at levels i and j is accepted with
@@ -32,13 +32,13 @@ Markov chain with the posterior as its stationary law; burn-in samples are not k
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .kernel import accept
+from .proposal import accept
 
-__all__ = ["ladder", "SwapStats", "propose_swaps", "LadderTuner", "SCHEMES", "LADDERS"]
+__all__ = ["ladder", "propose_swaps", "LadderTuner", "respace", "SCHEMES", "LADDERS"]
 
 SCHEMES = ("neighbours", "random")
 LADDERS = ("paper", "geometric")
@@ -61,39 +61,6 @@ def ladder(k: int, kind: str = "paper", delta_t: float = 0.2,
             raise ValueError(f"the hottest heat must lie in (0, 1), not {lo}")
         return [float(lo ** (i / (k - 1))) for i in range(k)]
     raise ValueError(f"unknown ladder {kind!r} (use {' or '.join(LADDERS)})")
-
-
-@dataclass
-class SwapStats:
-    """Swaps proposed and accepted per pair of levels ("i-j"), and round trips: how
-    many times a replica reached the cold level having last been at the hottest one
-    (each brings the cold chain a state from the hot end of the ladder)."""
-    k: int = 1
-    proposed: dict = field(default_factory=dict)
-    accepted: dict = field(default_factory=dict)
-    round_trips: int = 0
-    _last: list = None      # per replica: +1 last at the hot end, -1 at the cold end
-
-    def travel(self, at: list) -> None:
-        """Called after each sweep's swaps with at[level] = replica."""
-        if self.k < 2:
-            return
-        if self._last is None:
-            self._last = [0] * self.k
-        last = self._last
-        cold, hot = at[0], at[-1]
-        if last[cold] == 1:
-            self.round_trips += 1
-        last[cold] = -1
-        last[hot] = 1
-
-    def add(self, i: int, j: int, ok: bool) -> None:
-        key = f"{i}-{j}"
-        self.proposed[key] = self.proposed.get(key, 0) + 1
-        self.accepted[key] = self.accepted.get(key, 0) + int(ok)
-
-    def rates(self) -> dict:
-        return {k: self.accepted[k] / n for k, n in sorted(self.proposed.items()) if n}
 
 
 def propose_swaps(rng, sweep: int, log_liks: list, heats: list, scheme: str):
@@ -119,40 +86,40 @@ def propose_swaps(rng, sweep: int, log_liks: list, heats: list, scheme: str):
     return out
 
 
+@dataclass(frozen=True)
 class LadderTuner:
     """Re-spaces a ladder at the end of rounds of doubling length (2, 4, 8, ...
     sweeps), from the mean rejection probability of each neighbouring pair over the
-    round. `update(sweep)` returns new heats when a round ends, else None."""
+    round. Immutable: :meth:`step` returns the next tuner."""
+    k: int
+    round_len: int
+    round_end: int
+    rej: tuple              # per neighbouring pair: summed rejection probabilities
+    n: tuple                # ... and swaps proposed, this round
 
-    def __init__(self, heats: list[float], first_round: int = 2):
-        self.k = len(heats)
-        self.heats = list(heats)
-        self.round_len = first_round
-        self.round_end = first_round
-        self._reset()
+    @classmethod
+    def start(cls, k: int, first_round: int = 2) -> "LadderTuner":
+        zeros = (0.0,) * max(k - 1, 0)
+        return cls(k, first_round, first_round, zeros, zeros)
 
-    def _reset(self):
-        self.rej = np.zeros(max(self.k - 1, 0))
-        self.n = np.zeros(max(self.k - 1, 0))
-
-    def observe(self, swaps) -> None:
+    def step(self, heats, swaps, sweep: int):
+        """After sweep `sweep` (0-based) with these swaps: (next tuner, new heats at
+        the end of a round, else None)."""
+        rej, n = list(self.rej), list(self.n)
         for i, j, _, a in swaps:
             if j == i + 1:
-                self.rej[i] += 1.0 - a
-                self.n[i] += 1
-
-    def update(self, sweep: int):
-        """Call after each sweep (0-based); new heats at the end of a round."""
+                rej[i] += 1.0 - a
+                n[i] += 1
         if sweep + 1 < self.round_end or self.k < 3:
-            return None
-        self.round_len *= 2
-        self.round_end = sweep + 1 + self.round_len
-        if (self.n == 0).any():
-            return None
-        new = respace(self.heats, self.rej / self.n)
-        self._reset()
-        self.heats = new
-        return new
+            return replace(self, rej=tuple(rej), n=tuple(n)), None
+        round_len = self.round_len * 2
+        moved = replace(self, round_len=round_len, round_end=sweep + 1 + round_len,
+                        rej=tuple(rej), n=tuple(n))
+        if 0 in n:
+            return moved, None
+        new = respace(list(heats), np.array(rej) / np.array(n))
+        zeros = (0.0,) * len(rej)
+        return replace(moved, rej=zeros, n=zeros), new
 
 
 def respace(heats: list[float], rejection: np.ndarray) -> list[float]:

@@ -15,7 +15,8 @@ G is ``phi(LogPhi, MaxDepth, MinLeaf)``: ln phi, the depth limit (an integer, or
 depth of Rows (0 at the root); it matters only with a depth limit. Splits giving the
 same two row sets count once, represented by the first in (feature, threshold) order.
 The Q0 table is a :class:`~slpy.pcfg.grammar.TreeGrammar`, built on first use and
-cached on the engine.
+cached in the engine's ``plugin_state["pcfg"]``: these builtins are the "pcfg" plugin
+(slpy.logic.plugins), and work on the data plugin's row sets.
 """
 from __future__ import annotations
 
@@ -23,13 +24,20 @@ import math
 
 import numpy as np
 
-from ..logic.builtins import det, stochastic
+from ..logic.plugins import Plugin, register
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
-from ..data.builtins import row_id, rows_term, _state
+from ..data.builtins import data_state, row_id, rows_term
 from ..data.splits import threshold_value
 
-__all__ = ["phi_table", "parse_spec", "share_table"]
+__all__ = ["PCFG", "phi_table", "parse_spec", "share_table"]
+
+PCFG = register(Plugin("pcfg"))
+
+
+def _tables(eng) -> dict:
+    """This program's phi tables: (row sets, root, depth offset, spec) -> (grammar, Q0)."""
+    return eng.plugin_state.setdefault("pcfg", {})
 
 
 def parse_spec(g) -> tuple[float, int | None, int]:
@@ -73,7 +81,7 @@ def share_table(eng, grammar, q0) -> None:
     p = grammar.params
     key = (grammar.rowsets.uid, int(grammar.rid[0]), 0, p["log_phi"], p["max_depth"],
            p["min_leaf"])
-    eng.__dict__.setdefault("pcfg_phi_tables", {})[key] = (grammar, q0)
+    _tables(eng)[key] = (grammar, q0)
 
 
 def phi_table(eng, spec, rid: int, depth: int):
@@ -84,8 +92,8 @@ def phi_table(eng, spec, rid: int, depth: int):
     """
     from .grammar import phi_grammar
     from . import _kernels as K
-    rs = _state(eng)
-    cache = eng.__dict__.setdefault("pcfg_phi_tables", {})
+    rs = data_state(eng).rowsets
+    cache = _tables(eng)
     log_phi, max_depth, min_leaf = spec
     for root, offset in ((rs.root(), 0), (rid, depth)):
         key = (rs.uid, root, offset, log_phi, max_depth, min_leaf)
@@ -104,21 +112,21 @@ def phi_table(eng, spec, rid: int, depth: int):
     raise AssertionError("a box is always in its own table")   # pragma: no cover
 
 
-@det("phi_stop_prob", 4)
+@PCFG.det("phi_stop_prob", 4)
 def phi_stop_prob(eng, g, rows, depth, p):
     spec = parse_spec(g)
     g_, q0, j, d = phi_table(eng, spec, row_id(rows), _depth(depth))
     return eng.unify(p, math.exp(g_.log_stop[j, d] - q0[j, d]))
 
 
-@stochastic("phi_split", 4)
+@PCFG.stochastic("phi_split", 4)
 def phi_split(eng, g, rows, depth, s):
     spec = parse_spec(g)
     g_, q0, j, d = phi_table(eng, spec, row_id(rows), _depth(depth))
     if g_.log_split[j, d] == -math.inf:
         return s, []
     dc = g_.child_depth(d)
-    fa = eng.feature_atoms
+    fa = data_state(eng).feature_atoms
     z = q0[j, d]
     w = g_.log_split[j, d]
     cands = []

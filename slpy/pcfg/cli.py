@@ -24,7 +24,7 @@ __all__ = ["exact"]
 
 
 def _set_params(program, specs):
-    from ..lang.reader import SlpSyntaxError
+    from ..lang.syntax_errors import SlpSyntaxError
     pairs = []
     for s in specs:
         name, eq, value = s.partition("=")
@@ -351,7 +351,7 @@ class _Report:
     def write(self, run, config, summary, rows, best, drawn, pred):
         from ..runs import FORMAT
         from ..data.dataset import dataset_hash
-        from .. import __version__
+        from .._version import __version__
         config = dict(config, format=FORMAT, version=__version__,
                       data_hash=dataset_hash(self.train) if self.train is not None else None)
         run.write_manifest("exact", {"prior": config["prior"], "data": config["data"],
@@ -365,10 +365,5 @@ class _Report:
         if self.train is not None:
             run.write_tree("map", self.tree(self.m.post.map()))
         if drawn:
-            import csv
-            with open(run.file("samples_exact.csv"), "w", newline="") as f:
-                w = csv.writer(f, lineterminator="\n")
-                w.writerow(["sample", "model", "log_prob"])
-                for i, dv in enumerate(drawn, 1):
-                    w.writerow([i, self._text(self.m.term(dv)),
-                                repr(round(self.m.post.log_prob(dv), 12))])
+            run.write_samples_exact([(self._text(self.m.term(dv)), self.m.post.log_prob(dv))
+                                     for dv in drawn])

@@ -36,7 +36,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from ..logic.builtins import UniformChoice
+from ..logic.plugins import UniformChoice
 from ..logic.db import STOCH, SBUILTIN, USER
 from ..terms.term import Var, Atom, Struct, deref, PrologError, mklist, list_items
 from ..terms.unify import unify, undo_to

@@ -185,12 +185,12 @@ def _trees(runs, exact_post) -> list:
 
 def _family_of(run_dirs) -> str:
     """The model family of the runs (one for all of them)."""
+    from ..runs import RunDir, RunDirError
     fams = set()
     for d in run_dirs:
         try:
-            fams.add(json.loads((Path(d) / "config.json").read_text()).get("family")
-                     or "tree")
-        except (OSError, ValueError):
+            fams.add(RunDir(d, create=False).read_config().get("family") or "tree")
+        except RunDirError:
             fams.add("tree")      # load_run says what is wrong with it
     if len(fams) > 1:
         raise ReportError(f"the runs learn different kinds of model ({', '.join(sorted(fams))})"

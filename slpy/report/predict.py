@@ -58,7 +58,7 @@ def _existing(run, cfg, role, what):
 def load_run_data(run) -> RunData:
     """Read the training (and, for MCMC runs, test) data as the run did."""
     from ..data import DataError, dataset_hash, load_csv
-    from ..mcmc.run import RunError
+    from ..errors import RunError
     cfg = dict(run.config)
     if not cfg.get("data"):
         raise ReportError(f"{run.path}: the run has no training data")
@@ -186,7 +186,7 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     try:
         kw = {}
         if run.kind == "mcmc":
-            from ..mcmc.run import build_model
+            from ..mcmc.model import build_model
             program = build_model(cfg, data.train, limits).program
         else:
             program = Program(**limits)

@@ -1,22 +1,20 @@
-"""Load a run directory written by `slpy run` or `slpy exact` (format: slpy/runs.py).
+"""A run directory written by `slpy run` or `slpy exact` as the reports see it.
 
-``load_run(path)`` reads the small files at once (config, summary, models,
-predictions, trees) and each chain's trace; every problem is a one-line ReportError.
+``load_run(path)`` reads (through slpy.runs, the format's one home) the small files
+at once (config, summary, models, predictions, trees) and each chain's trace; every
+problem is a one-line ReportError.
 """
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ..runs import TRACE_NUMERIC
 from . import ReportError
 
-__all__ = ["Chain", "Run", "load_run", "read_trace", "read_predictions"]
-
-_TRACE_NUMERIC = ("iter", "model", "log_lik", "d", "accepted")   # and the family's
+__all__ = ["Chain", "Run", "load_run"]
 
 
 @dataclass
@@ -75,35 +73,6 @@ class Run:
         return {m["model"]: m["prob"] for m in self.models if m["prob"] is not None}
 
 
-def read_trace(path) -> dict:
-    """A chain's trace.csv as arrays (iter, model, log_lik, the family's traced integers,
-    d, accepted) plus "swap": the list of the swap column's entries ("i-j:0|1" pairs joined by ";",
-    or "")."""
-    path = Path(path)
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read the trace ({e.strerror})")
-    if not rows:
-        raise ReportError(f"{path}: empty trace (no header)")
-    header = rows[0]
-    missing = [c for c in _TRACE_NUMERIC if c not in header]
-    if missing:
-        raise ReportError(f"{path}: not an slpy trace (no column {missing[0]!r})")
-    body = [r for r in rows[1:] if len(r) == len(header)]  # a cut last row is skipped
-    cols = list(zip(*body)) if body else [()] * len(header)
-    out = {}
-    try:
-        for c in header:
-            if c != "swap":
-                out[c] = np.array(cols[header.index(c)], dtype=float)
-    except ValueError:
-        raise ReportError(f"{path}: a value of column {c!r} is not a number")
-    out["swap"] = list(cols[header.index("swap")]) if "swap" in header else []
-    return out
-
-
 def _swap_counts(entries) -> dict:
     out: dict = {}
     for entry in entries:
@@ -117,81 +86,49 @@ def _swap_counts(entries) -> dict:
     return dict(sorted(out.items()))
 
 
-def _read_csv(path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def read_predictions(path) -> tuple:
-    """(classes, probs [n, C], true labels) of a predictions*.csv file."""
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-        header = rows[0]
-        cols = [i for i, h in enumerate(header) if h.startswith("p_")]
-        classes = [header[i][2:] for i in cols]
-        probs = np.array([[float(r[i]) for i in cols] for r in rows[1:]], dtype=float)
-        true = [r[header.index("true")] for r in rows[1:]]
-    except (OSError, IndexError, ValueError) as e:
-        raise ReportError(f"{path}: not a predictions file ({e})")
-    return classes, probs.reshape(len(rows) - 1, len(cols)), true
-
-
 def _float_or_none(s):
     return float(s) if s not in ("", None) else None
 
 
 def load_run(path) -> Run:
-    """Read the run directory at ``path``."""
-    from ..trees.model import Tree
-    from ..trees.term import ModelTermError
-    path = Path(path)
-    if not path.is_dir():
-        raise ReportError(f"{path}: no such run directory")
-    if not (path / "config.json").is_file():
-        raise ReportError(f"{path}: not a run directory (no config.json)")
+    """Read the run directory at ``path`` (through slpy.runs.RunDir)."""
     from ..runs import RunDir, RunDirError
     try:
-        RunDir(path, create=False).read_manifest()     # a format this slpy reads
+        return _load(RunDir(path, create=False))
     except RunDirError as e:
         raise ReportError(str(e)) from None
-    try:
-        config = json.loads((path / "config.json").read_text())
-        summary = json.loads((path / "summary.json").read_text()) \
-            if (path / "summary.json").is_file() else {}
-    except (OSError, ValueError) as e:
-        raise ReportError(f"{path}: unreadable config.json or summary.json ({e})")
+
+
+def _load(rd) -> Run:
+    from ..trees.model import Tree
+    from ..trees.term import ModelTermError
+    path = rd.path
+    if not path.is_dir():
+        raise ReportError(f"{path}: no such run directory")
+    config = rd.read_config()
+    rd.read_manifest()                 # a format this slpy reads
+    summary = rd.read_summary()
     kind = "exact" if config.get("command") == "exact" else "mcmc"
     chains = []
     if kind == "mcmc":
-        n = int(config.get("chains", 1))
-        for i in range(n):
-            cdir = path / f"chain_{i}"
-            if not (cdir / "trace.csv").is_file():
-                raise ReportError(f"{path}: chain {i} has no trace ({cdir / 'trace.csv'})")
-            t = read_trace(cdir / "trace.csv")
-            models = []
-            if (cdir / "models.csv").is_file():
-                models = [(r["model"], int(r["count"])) for r in _read_csv(cdir / "models.csv")]
-            stats = {k: v for k, v in t.items() if k not in _TRACE_NUMERIC + ("swap",)}
+        for i in range(int(config.get("chains", 1))):
+            trace = rd.chain_file(i, "trace.csv")
+            if not trace.is_file():
+                raise ReportError(f"{path}: chain {i} has no trace ({trace})")
+            t = rd.read_trace(i)
+            stats = {k: v for k, v in t.items() if k not in TRACE_NUMERIC + ("swap",)}
             chains.append(Chain(i, t["iter"], t["log_lik"], stats, t["accepted"],
-                                _swap_counts(t["swap"]), models))
+                                _swap_counts(t["swap"]), rd.read_chain_models(i)))
         if not any(c.n for c in chains):
             raise ReportError(f"{path}: the chains kept no iterations")
-    models = []
-    if (path / "models.csv").is_file():
-        for r in _read_csv(path / "models.csv"):
-            models.append({"model": r["model"], "prob": _float_or_none(r.get("prob")),
-                           **{k: _float_or_none(v) for k, v in r.items()
-                              if k not in ("model", "prob", "rank")}})
-    pred = path / "predictions.csv"
-    pred_exact = path / "predictions_exact.csv"
+    models = [{"model": r["model"], "prob": _float_or_none(r.get("prob")),
+               **{k: _float_or_none(v) for k, v in r.items()
+                  if k not in ("model", "prob", "rank")}} for r in rd.read_models()]
     trees = {}
-    for f in sorted((path / "trees").glob("*.json")) if (path / "trees").is_dir() else []:
+    for name, text in rd.read_model_files("trees").items():
         try:
-            trees[f.stem] = Tree.from_json(f.read_text())
+            trees[name] = Tree.from_json(text)
         except (ValueError, KeyError, ModelTermError) as e:
-            raise ReportError(f"{f}: not an slpy tree ({e})")
-    return Run(path, config, summary, kind, chains, models,
-               read_predictions(pred) if pred.is_file() else None,
-               read_predictions(pred_exact) if pred_exact.is_file() else None, trees)
+            raise ReportError(f"{path / 'trees' / name}.json: not an slpy tree ({e})")
+    return Run(path, config, summary, kind, chains, models, rd.read_predictions(),
+               rd.read_predictions("exact"), trees)

@@ -82,7 +82,7 @@ def load_data(cfg, with_bucketer=False):
     """(train, test) as a run with settings `cfg` sees them; with_bucketer: (train,
     test, bucketer or None), the bucketer to apply to new rows."""
     from ..data import load_csv, train_test_split
-    from ..mcmc.run import RunError
+    from ..errors import RunError
     regression = cfg.get("likelihood") == "normal"
     target = cfg.get("target", cfg.get("class_col"))   # class_col: runs before --target
     missing = cfg.get("missing", "drop")

@@ -13,7 +13,7 @@ from slpy.bn.exact import all_dags, exact_posterior, parent_sets
 from slpy.bn.family import BNScorer, BN
 from slpy.bn.sample import forward_sample
 from slpy.bn.score import FamilyScorer
-from slpy.mcmc.chain import sample_chain
+from slpy.mcmc.sampler import run_chain
 from slpy.mcmc.kernel import build_kernel
 from slpy.mcmc.model import PosteriorModel
 
@@ -105,7 +105,7 @@ def _visits(m, cfg):
     def count(sw):
         if sw.kept:
             counts[m.scorer.key(sw.state.term)] += 1
-    sample_chain(m, cfg, 0, [count])
+    run_chain(m, cfg, 0, [count])
     return counts
 
 

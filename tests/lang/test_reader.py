@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from slpy.terms.ops import OpTable
-from slpy.lang.reader import (ReadResult, Reader, SlpSyntaxError, SlpSyntaxErrors,
-                              grammar_path, parse_number, read_term_from_text)
+from slpy.lang.reader import (ReadResult, Reader, grammar_path, parse_number,
+                              read_term_from_text)
+from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.terms.term import (NIL, Atom, PrologError, Struct, Var, atom, compare, deref,
                              list_items)
 from slpy.terms.unify import undo_to, unify, variant

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slpy.terms.ops import OpTable
-from slpy.lang.reader import (Reader, SlpSyntaxError, SlpSyntaxErrors, parse_number,
-                              read_term_from_text)
+from slpy.lang.reader import Reader, parse_number, read_term_from_text
+from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.terms.term import Atom, Struct, Var, atom, deref
 from slpy.terms.unify import variant
 

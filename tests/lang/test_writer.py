@@ -5,7 +5,7 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from slpy.lang.fmt import format_to_text
+from slpy.logic.builtins.fmt import format_to_text
 from slpy.terms.ops import OpTable
 from slpy.terms.messages import describe_error
 from slpy.terms.writer import term_to_text, parse_write_options

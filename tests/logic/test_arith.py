@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from slpy.terms.ops import OpTable
-from slpy.logic import arith
-from slpy.logic.arith import eval_arith, compare_num, register_function, set_iso_mode
+from slpy.logic import arith_functions
+from slpy.logic.arith import eval_arith, compare_num
+from slpy.logic.arith_functions import register_function, set_iso_mode
 from slpy.logic.builtins import BUILTINS
 import slpy.logic.builtins.arith_bi  # noqa: F401  (registers the builtins)
 from slpy.terms.term import Var, Struct, PrologError, atom, compare, mklist, deref
@@ -370,7 +371,7 @@ def test_iso_mode_switch():
         assert evaluate("-2^3.0") == -8.0
     finally:
         set_iso_mode(False)
-    assert evaluate("4/2") == 2 and arith.ISO_DIV is False
+    assert evaluate("4/2") == 2 and arith_functions.ISO_DIV is False
 
 
 def test_bound_variables_are_followed():
@@ -425,8 +426,8 @@ def test_register_function():
     try:
         assert evaluate("twice(answer) + 1") == 85
     finally:
-        del arith.FUNCTIONS[("twice", 1)]
-        del arith.CONSTANTS["answer"]
+        del arith_functions.FUNCTIONS[("twice", 1)]
+        del arith_functions.CONSTANTS["answer"]
     assert same(error_of("twice(1)"), read("type_error(evaluable,twice/1)"))
 
 

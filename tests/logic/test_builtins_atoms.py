@@ -2,7 +2,8 @@
 import pytest
 
 import slpy.logic.builtins.atoms  # noqa: F401  (registers the builtins)
-from slpy.logic.builtins.atoms import float_text, split_text
+from slpy.logic.builtins.atoms import float_text
+from slpy.logic.builtins.strings import split_text
 from slpy.terms.term import NIL, Struct, Var, atom, deref, mklist
 from slpy.terms.walk import resolve
 

@@ -2,6 +2,7 @@
 import pytest
 
 import slpy.logic.builtins.typecheck  # noqa: F401  (registers the builtins)
+import slpy.logic.builtins.chartype  # noqa: F401  (char_type/2, code_type/2)
 from slpy.logic.builtins.typecheck import (
     build_list, fresh_list, is_acyclic, list_length, proper_items, skip_list,
 )

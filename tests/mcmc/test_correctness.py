@@ -13,7 +13,8 @@ from slpy.trees import make_likelihood
 from slpy.trees.term import canonical
 from slpy.mcmc.model import PosteriorModel
 from slpy.trees.family import TreeScorer
-from slpy.mcmc.kernel import build_kernel, make_proposal, heats, swap_step
+from slpy.mcmc.config import RunConfig
+from slpy.mcmc.sampler import run_chain
 
 from .exact_growtree import enumerate_trees
 
@@ -44,17 +45,17 @@ def exact(m, ds, with_data):
 
 
 def chain(m, spec, n_keep, thin, seed, temper=1):
-    rng = np.random.default_rng(seed)
-    hs = heats(temper, 0.2) if temper > 1 else [1.0]
-    ks = [build_kernel(m, make_proposal(spec), h) for h in hs]
-    states = [m.sample_prior(rng) for _ in hs]
+    """Visits of the cold chain of the real (tempered) kernel: the paper's ladder and
+    random swaps, a burn-in of 200."""
+    cfg = RunConfig(proposal=spec, temper=temper, ladder="paper", delta_t=0.2,
+                    swap="random", iterations=n_keep * thin + 200, burn_in=200, thin=thin,
+                    seed=seed)
     counts = Counter()
-    for it in range(n_keep * thin + 200):
-        for j, k in enumerate(ks):
-            states[j], _ = k(rng, states[j], it)
-        states, _ = swap_step(rng, states, hs)
-        if it >= 200 and (it - 200) % thin == 0:
-            counts[canonical(states[0].term)] += 1
+
+    def count(sw):
+        if sw.kept:
+            counts[canonical(sw.state.term)] += 1
+    run_chain(m, cfg, 0, [count])
     return counts
 
 

@@ -17,7 +17,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from slpy.mcmc.chain import sample_chain
+from slpy.mcmc.sampler import run_chain
 from slpy.mcmc.kernel import build_kernel
 from slpy.mcmc.moves import Move, make_moves, DEFAULT_PROPOSAL
 from slpy.trees.term import canonical
@@ -78,7 +78,7 @@ def visit_pvalue(m, probs, proposal, n_keep, thin, seed, temper=1, **tempering):
     def count(sw):
         if sw.kept:
             counts[canonical(sw.state.term)] += 1
-    sample_chain(m, cfg, 0, [count])
+    run_chain(m, cfg, 0, [count])
     return chi2_pvalue(counts, probs)
 
 

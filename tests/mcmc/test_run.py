@@ -97,24 +97,22 @@ def test_interrupt_and_resume_equals_uninterrupted(tmp_path):
 
 def test_init_greedy_and_from_file(tmp_path):
     import numpy as np
-    from slpy.mcmc.run import build_model, _init_term, DEFAULTS
-    from slpy.mcmc.chain import _initial_state
+    from slpy.mcmc.config import RunConfig
+    from slpy.mcmc.model import build_model, initial_state, initial_term
     from slpy.data import load_csv
     from slpy.trees.greedy import greedy_tree
     from slpy.trees.term import canonical
     ds = load_csv(DATA)
-    cfg = dict(DEFAULTS, prior=PRIOR, data=DATA, init="greedy")
+    cfg = RunConfig(prior=PRIOR, data=DATA, init="greedy")
     model = build_model(cfg, ds)
     greedy = greedy_tree(model.scorer.rowsets, ds, min_leaf=5)
     assert canonical(greedy).startswith("node(")
-    cfg["init_term"] = _init_term(cfg, model, ds)
-    start = _initial_state(model, cfg, np.random.default_rng(0))
+    start = initial_state(model, initial_term(cfg, model, ds), np.random.default_rng(0))
     assert canonical(start.term) == canonical(greedy)
     init = tmp_path / "init.pl"
     init.write_text("node('Start', 8, leaf, leaf).\n")
-    cfg = dict(cfg, init=str(init))
-    cfg["init_term"] = _init_term(cfg, model, ds)
-    start = _initial_state(model, cfg, np.random.default_rng(0))
+    cfg = cfg.replace(init=str(init))
+    start = initial_state(model, initial_term(cfg, model, ds), np.random.default_rng(0))
     assert canonical(start.term) == "node(Start,8,leaf,leaf)"
     # and through the command line
     slpy("run", PRIOR, "--data", DATA, "-n", "20", "--init", "greedy", "-q",
@@ -124,7 +122,7 @@ def test_init_greedy_and_from_file(tmp_path):
 
 def test_holdout_rows_do_not_depend_on_the_chain_seed():
     import numpy as np
-    from slpy.mcmc.run import load_data
+    from slpy.trees.family import load_data
     def held_out(seed, split_seed):
         cfg = dict(data=DATA, holdout=0.25, seed=seed, split_seed=split_seed)
         return load_data(cfg)[1].X
@@ -143,7 +141,7 @@ def test_progress_clock_starts_at_the_first_iteration(capsys):
     # compiling the kernels and drawing the start once made the first estimate read
     # 43 hours: the time before the first iteration does not count
     from types import SimpleNamespace
-    from slpy.mcmc.run import Progress
+    from slpy.mcmc.progress import Progress
     p = Progress(1000, "chain 0")
     time.sleep(0.5)                      # the start: kernels compiling
     state, info = SimpleNamespace(log_lik=-1.0), SimpleNamespace(accepted=True)
@@ -157,7 +155,7 @@ def test_progress_clock_starts_at_the_first_iteration(capsys):
 def test_ctrl_c_is_deferred_to_the_end_of_an_iteration():
     import signal
     from types import SimpleNamespace
-    from slpy.mcmc.run import Progress
+    from slpy.mcmc.progress import Progress
     p = Progress(10, "chain 0", show=False)
     sweep = SimpleNamespace(it=2, state=SimpleNamespace(log_lik=0.0),
                             info=SimpleNamespace(accepted=False))

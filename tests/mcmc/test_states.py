@@ -8,7 +8,8 @@ import numpy as np
 from slpy import Program
 from slpy.data import load_csv
 from slpy.logic.proof import ProofNode
-from slpy.mcmc.kernel import build_kernel, make_proposal
+from slpy.mcmc.kernel import build_kernel
+from slpy.mcmc.proposal import make_proposal
 from slpy.mcmc.model import PosteriorModel
 from slpy.trees.family import TreeScorer
 from slpy.trees import make_likelihood

@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from slpy.cli import main
-from slpy.mcmc.tempering import (LadderTuner, SwapStats, ladder, propose_swaps, respace)
+from slpy.mcmc.observers import SwapCounter
+from slpy.mcmc.tempering import LadderTuner, ladder, propose_swaps, respace
 
 from .test_run import run_dir_bytes
 
@@ -67,17 +68,20 @@ def test_respacing_evens_out_the_rejection_rates():
 
 
 def test_the_tuner_respaces_at_the_end_of_doubling_rounds():
-    t = LadderTuner(ladder(4, "geometric", min_heat=0.1))
+    hs = ladder(4, "geometric", min_heat=0.1)
+    t = LadderTuner.start(4)
     ends = []
     for sweep in range(40):
-        t.observe([(0, 1, True, 0.9), (1, 2, False, 0.2), (2, 3, True, 0.6)])
-        if t.update(sweep) is not None:
+        t, new = t.step(hs, [(0, 1, True, 0.9), (1, 2, False, 0.2), (2, 3, True, 0.6)],
+                        sweep)
+        if new is not None:
             ends.append(sweep + 1)
+            hs = new
     assert ends == [2, 6, 14, 30]
 
 
 def test_round_trips_count_arrivals_at_the_cold_end_from_the_hot_end():
-    s = SwapStats(3)
+    s = SwapCounter(3)
     for at in ([0, 1, 2], [1, 0, 2], [1, 2, 0], [2, 1, 0], [0, 1, 2]):
         s.travel(at)
     # replica 2 went hot -> cold (sweep 4), replica 0 went hot (sweep 3) -> cold (sweep 5)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from slpy.diagnostics import ess, rhat
-from slpy.mcmc.run import _convergence_lines
+from slpy.mcmc.summary import _convergence_lines
 
 TREE = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
 from .test_report import KYPHOSIS, PRIOR, ok, read_csv

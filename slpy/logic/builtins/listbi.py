@@ -8,7 +8,8 @@ delete/3, sum_list/2, ...), these raise an instantiation error instead.
 """
 from __future__ import annotations
 
-from ..arith import FUNCTIONS, eval_arith
+from ..arith_functions import FUNCTIONS
+from ..arith import eval_arith
 from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
 from ...terms.unify import undo_to, unify
 from ...terms.errors import instantiation_error, type_error, domain_error

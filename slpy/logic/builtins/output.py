@@ -15,7 +15,7 @@ from ...terms.term import Atom, Struct, Var, NIL, atom, deref, mklist
 from ...terms.errors import instantiation_error, type_error, domain_error, existence_error
 from ...terms.writer import term_to_text, parse_write_options
 from ...terms.text import canonical_var_names
-from ...lang.fmt import format_to_text
+from .fmt import format_to_text
 
 _USER_OUTPUT = atom("user_output")
 _USER_ERROR = atom("user_error")

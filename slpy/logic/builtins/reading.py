@@ -8,41 +8,21 @@ prolog-suites/eclipse_iso_tst/iso.tst.
 """
 from __future__ import annotations
 
-import math
 
-from ...lang.reader import SlpSyntaxError, parse_number, read_term_from_text
+from ...lang.syntax_errors import SlpSyntaxError
+from ...lang.reader import parse_number, read_term_from_text
 from ...terms.term import NIL, Atom, Struct, Var, atom, deref, list_items, mklist
 from ...terms.errors import instantiation_error, representation_error, type_error
+from ...terms.writer import term_to_text
 from . import det
 
 
 # -- numbers as text ------------------------------------------------------------------------
 
-def _float_text(x: float) -> str:
-    # SWI-Prolog's shortest round-trip form, always with a dot: 1.0e22, 1.5e-7, 0.1
-    if x != x:
-        return "1.5NaN"
-    if math.isinf(x):
-        return "1.0Inf" if x > 0 else "-1.0Inf"
-    r = repr(x)
-    if "e" in r:
-        mant, exp = r.split("e")
-        if "." not in mant:
-            mant += ".0"
-        return f"{mant}e{int(exp)}"
-    if "." not in r:
-        r += ".0"
-    return r
-
-
 def number_text(x) -> str:
     """The characters number_codes/2 and atom_number/2 give for a number."""
     if type(x) is int:
         return str(x)
-    try:  # agree with writeq when the writer is there
-        from ...terms.writer import term_to_text
-    except ImportError:
-        return _float_text(x)
     return term_to_text(x, quoted=True)
 
 
@@ -189,5 +169,4 @@ def term_to_atom(eng, T, A):
     t = deref(T)
     if type(t) is Var:
         raise instantiation_error()
-    from ...terms.writer import term_to_text  # written by another module; import late
     return eng.unify(A, atom(term_to_text(t, quoted=True, ops=eng.ops)))

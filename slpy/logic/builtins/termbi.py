@@ -9,7 +9,7 @@ import math
 
 from ...terms.term import Atom, Struct, Var, NIL, DOT, atom, compare
 from ...terms.walk import copy_term, term_variables
-from ...terms.unify import undo_to, unify, unify_occurs_check
+from ...terms.unify import undo_to, unify, unify_occurs_check, variant
 from ...terms.errors import (instantiation_error, type_error, domain_error,
                              representation_error)
 from . import det, nondet
@@ -276,3 +276,13 @@ def bi_term_variables(eng, term, vs):
 def bi_term_variables3(eng, term, vs, tail):
     # Difference-list version (SWI): Vs = [V1, ..., Vn | Tail].
     return eng.unify(vs, build_list(term_variables(term), tail))
+
+
+@det("=@=", 2)
+def variant_eq(eng, a, b):
+    return variant(a, b)
+
+
+@det("\\=@=", 2)
+def not_variant_eq(eng, a, b):
+    return not variant(a, b)

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..terms.ops import OpTable
-from ..terms.writer import term_to_text, parse_write_options
-from ..terms.text import canonical_var_names
-from ..logic.arith import eval_arith
-from ..terms.term import Atom, Struct, Var, NIL, PrologError, atom, deref, list_items
-from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
+from ..arith import eval_arith
+from ...terms.errors import instantiation_error, type_error, domain_error, existence_error
+from ...terms.ops import OpTable
+from ...terms.term import Atom, Struct, Var, NIL, PrologError, atom, deref, list_items
+from ...terms.text import canonical_var_names
+from ...terms.writer import term_to_text, parse_write_options
 
 __all__ = ["format_to_text", "text_of", "format_error"]
 

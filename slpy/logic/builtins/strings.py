@@ -1,0 +1,231 @@
+"""SWI-Prolog's text predicates: strings (string_*, sub_string, split_string), case
+conversion (upcase_atom, ...) and atomic_list_concat.
+
+They accept any atomic text, and code or char lists where SWI does.
+"""
+from __future__ import annotations
+
+from ...terms.term import Atom, Struct, Var, NIL, atom, deref as _deref
+from ...terms.unify import undo_to, unify
+from ...terms.errors import (instantiation_error, type_error, domain_error)
+from . import det, nondet
+from .atoms import (atomic_text, chars_list, codes_list, concat_text, float_text, list_text,
+                    opt_text, sub_text, text_of)
+from .typecheck import skip_list, build_list
+
+
+# -- case conversion -----------------------------------------------------------------
+
+def _upper(s: str) -> str:
+    if s.isascii():
+        return s.upper()
+    # per character, as SWI's towupper (no 'ß' -> 'SS' expansion)
+    return "".join(u if len(u := c.upper()) == 1 else c for c in s)
+
+
+def _lower(s: str) -> str:
+    if s.isascii():
+        return s.lower()
+    return "".join(u if len(u := c.lower()) == 1 else c for c in s)
+
+
+def _case(eng, inp, out, conv, mk, typ):
+    s = conv(atomic_text(inp))
+    o = _deref(out)
+    if type(o) is Var:
+        return eng.unify(o, mk(s))
+    if type(o) is Struct:
+        raise type_error(typ, o)
+    return atomic_text(o) == s
+
+
+@det("upcase_atom", 2)
+def bi_upcase_atom(eng, inp, out):
+    return _case(eng, inp, out, _upper, atom, "atom")
+
+
+@det("downcase_atom", 2)
+def bi_downcase_atom(eng, inp, out):
+    return _case(eng, inp, out, _lower, atom, "atom")
+
+
+@det("string_upper", 2)
+def bi_string_upper(eng, inp, out):
+    return _case(eng, inp, out, _upper, str, "string")
+
+
+@det("string_lower", 2)
+def bi_string_lower(eng, inp, out):
+    return _case(eng, inp, out, _lower, str, "string")
+
+
+# -- SWI strings ---------------------------------------------------------------------
+
+def _convert(eng, a, b, from_a, from_b):
+    """Two-way conversion: a is read when bound, else b."""
+    x = _deref(a)
+    if type(x) is not Var:
+        return eng.unify(b, from_a(x))
+    y = _deref(b)
+    if type(y) is Var:
+        raise instantiation_error()
+    return eng.unify(x, from_b(y))
+
+
+@det("atom_string", 2)
+def bi_atom_string(eng, a, s):
+    return _convert(eng, a, s, atomic_text, lambda y: atom(text_of(y)))
+
+
+@det("string_to_atom", 2)
+def bi_string_to_atom(eng, s, a):
+    return _convert(eng, s, a, lambda x: atom(text_of(x)), atomic_text)
+
+
+@det("text_to_string", 2)
+def bi_text_to_string(eng, t, s):
+    return _convert(eng, t, s, text_of, text_of)
+
+
+@det("string_chars", 2)
+def bi_string_chars(eng, s, lst):
+    return _convert(eng, s, lst, lambda x: chars_list(text_of(x)),
+                    lambda y: list_text(y, "chars"))
+
+
+@det("string_codes", 2)
+def bi_string_codes(eng, s, lst):
+    return _convert(eng, s, lst, lambda x: codes_list(text_of(x)),
+                    lambda y: list_text(y, "codes"))
+
+
+@det("string_length", 2)
+def bi_string_length(eng, s, length):
+    n = len(text_of(s))
+    k = _deref(length)
+    if type(k) is not Var and type(k) is not int:
+        raise type_error("integer", k)
+    return eng.unify(k, n)
+
+
+@nondet("string_concat", 3)
+def bi_string_concat(eng, a, b, c):
+    yield from concat_text(eng, _deref(a), _deref(b), _deref(c), opt_text, str)
+
+
+@nondet("sub_string", 5)
+def bi_sub_string(eng, t, b, l, a, sub):
+    s = text_of(t)
+    sub = _deref(sub)
+    yield from sub_text(eng, s, b, l, a, sub, opt_text(sub), str)
+
+
+@nondet("string_code", 3)
+def bi_string_code(eng, index, s, code):
+    text = text_of(s)
+    i = _deref(index)
+    if type(i) is int:
+        if i < 0:
+            raise domain_error("not_less_than_zero", i)
+        if 1 <= i <= len(text) and eng.unify(code, ord(text[i - 1])):
+            yield
+        return
+    if type(i) is not Var:
+        raise type_error("integer", i)
+    trail = eng.trail
+    mark = len(trail)
+    for k, ch in enumerate(text, 1):
+        if unify(code, ord(ch), trail) and unify(i, k, trail):
+            yield
+        undo_to(trail, mark)
+
+
+def split_text(s: str, sep: str, pad: str) -> list:
+    """SWI split_string/4: split at any char of sep, strip pad chars from each field.
+
+    When sep and pad share characters, runs of separators collapse into one.
+    """
+    end = len(s)
+    while end > 0 and s[end - 1] in pad:
+        end -= 1
+    out = []
+    i = 0
+    skip_pad = True
+    while True:
+        if skip_pad:
+            while i < end and s[i] in pad:
+                i += 1
+            if i == end:
+                out.append("")
+                break
+        start = i
+        while i < end and s[i] not in sep:
+            i += 1
+        sep_at = i
+        while i > start and s[i - 1] in pad:
+            i -= 1
+        out.append(s[start:i])
+        if sep_at == end:
+            break
+        i = sep_at + 1
+        # a separator that is not padding, directly followed by another: empty field
+        skip_pad = not (s[sep_at] not in pad and i < end and s[i] in sep)
+    return out
+
+
+@det("split_string", 4)
+def bi_split_string(eng, s, sep, pad, subs):
+    parts = split_text(text_of(s), text_of(sep), text_of(pad))
+    return eng.unify(subs, build_list(parts))
+
+
+# -- atomic_list_concat ----------------------------------------------------------------
+
+def _join_parts(lst):
+    """Texts of the elements of a proper list, or None if it is partial or has a variable."""
+    items, tail = skip_list(lst)
+    if type(tail) is Var:
+        return None
+    if tail is not NIL:
+        raise type_error("list", lst)
+    out = []
+    for x in items:
+        x = _deref(x)
+        tx = type(x)
+        if tx is Atom:
+            out.append(x.name)
+        elif tx is str:
+            out.append(x)
+        elif tx is int:
+            out.append(str(x))
+        elif tx is float:
+            out.append(float_text(x))
+        elif tx is Var:
+            return None
+        else:
+            raise type_error("atomic", x)
+    return out
+
+
+@det("atomic_list_concat", 2)
+def bi_atomic_list_concat2(eng, lst, result):
+    parts = _join_parts(lst)
+    if parts is None:
+        raise instantiation_error()
+    return eng.unify(result, atom("".join(parts)))
+
+
+@det("atomic_list_concat", 3)
+def bi_atomic_list_concat3(eng, lst, sep, result):
+    sp = text_of(sep)
+    parts = _join_parts(lst)
+    if parts is not None:
+        return eng.unify(result, atom(sp.join(parts)))
+    # split mode (SWI): the list is unknown, the whole is known
+    r = _deref(result)
+    if type(r) is Var:
+        raise instantiation_error()
+    if not sp:
+        raise domain_error("non_empty_atom", _deref(sep))
+    return eng.unify(lst, build_list([atom(p) for p in atomic_text(r).split(sp)]))
+
