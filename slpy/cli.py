@@ -277,7 +277,8 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .lang.syntax_errors import SlpSyntaxError
     from .terms.writer import term_to_text
     from .repl import format_error
-    from .repl_commands import sample_once, proof_json
+    from .logic.proof_text import proof_json
+    from .repl_commands import sample_once
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
     _attach_data(p, data, target, missing, [prior])

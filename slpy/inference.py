@@ -143,7 +143,7 @@ def _tempering(heats, swaps, sample_stats, dims, coords):
 
 def _tree_groups(run, draws, rng, dims, coords) -> dict:
     from .report.predict import load_run_data
-    from .trees.interpret import WeightedTrees
+    from .trees.interpret import WeightedTrees, normal_prior
     from .trees.model import Tree
     data = load_run_data(run)
     train = data.train
@@ -156,17 +156,9 @@ def _tree_groups(run, draws, rng, dims, coords) -> dict:
     index = {k: i for i, k in enumerate(keys)}
     trees = [Tree.from_canonical(k, data.rowsets, train, data.alpha) for k in keys]
     wt = WeightedTrees(trees, np.ones(len(trees)), train.task, train.n_features,
-                       alpha=data.alpha, normal=_normal_of(train))
+                       alpha=data.alpha, normal=normal_prior(train))
     ids = np.array([[index[k] for k in ch] for ch in draws], dtype=np.int64)
     return pointwise_groups(wt, ids, train.X, train.y, _labels(train), rng, dims, coords)
-
-
-def _normal_of(train):
-    if train.task != "regression":
-        return None
-    from .trees.likelihood import NormalLikelihood
-    lik = NormalLikelihood.from_dataset(train)
-    return {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
 
 
 def _labels(train):

@@ -1,5 +1,5 @@
 """Rich display in notebooks: trees as SVG, samples, proofs and proof trees as HTML
-(slpy.display, slpy.trees.svg)."""
+(slpy.logic.display, slpy.trees.svg)."""
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser

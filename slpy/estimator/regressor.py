@@ -59,7 +59,7 @@ class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTre
 
     def fit(self, X, y):
         """Fit the posterior over trees to X [n_samples, n_features] and numbers y."""
-        from ..trees.likelihood import NormalLikelihood
+        from ..trees.interpret import normal_prior
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
@@ -70,9 +70,9 @@ class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTre
             raise ValueError(f"{name}: y is constant ({y[0]!r}); the normal likelihood's "
                              f"scale is calibrated on the variance of y")
         train = Dataset(X, y, self._feature_names(), None, "regression")
-        lik = NormalLikelihood.from_dataset(train)
+        normal = normal_prior(train)       # (checks the data before the fit)
         learnt = self._fit_posterior(train)
-        self._normal = {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
+        self._normal = normal
         vars(self).update(learnt)
         return self
 

@@ -50,8 +50,8 @@ class Sample:
     tree: object
     log_prob: float
 
-    def _repr_html_(self) -> str:      # what a notebook shows (slpy.display)
-        from ..display import sample_html
+    def _repr_html_(self) -> str:      # what a notebook shows (slpy.logic.display)
+        from .display import sample_html
         return sample_html(self)
 
 
@@ -62,8 +62,8 @@ class Proof:
     prob: float
     tree: object
 
-    def _repr_html_(self) -> str:      # what a notebook shows (slpy.display)
-        from ..display import sample_html
+    def _repr_html_(self) -> str:      # what a notebook shows (slpy.logic.display)
+        from .display import sample_html
         return sample_html(self)
 
 

@@ -149,8 +149,8 @@ class ProofNode:
         return self.format()
 
     def _repr_html_(self) -> str:
-        """What a notebook shows (slpy.display)."""
-        from ..display import proof_html
+        """What a notebook shows (slpy.logic.display)."""
+        from .display import proof_html
         return proof_html(self)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import md_table as _table
 from .figures import COLORS, _figure, _save
 
 __all__ = ["run_posterior", "interpretation_section", "COVERAGE", "PD_FEATURES"]
@@ -24,7 +25,7 @@ def run_posterior(run, data):
     from ..trees.interpret import WeightedTrees
     from ..trees.model import Tree
     from ..trees.term import ModelTermError
-    from ..inference import _normal_of
+    from ..trees.interpret import normal_prior
     from . import ReportError
     models = [m for m in run.models if m["prob"]]
     try:
@@ -35,16 +36,18 @@ def run_posterior(run, data):
     train = data.train
     return WeightedTrees(trees, np.array([m["prob"] for m in models]), train.task,
                          train.n_features, alpha=data.alpha if train.task ==
-                         "classification" else None, normal=_normal_of(train))
+                         "classification" else None, normal=normal_prior(train))
 
 
-def interpretation_section(runs, out) -> tuple[list[str], dict]:
-    """(Markdown lines, numbers for report.json); figures into `out`."""
+def interpretation_section(runs, out, load_data) -> tuple[list[str], dict]:
+    """(Markdown lines, numbers for report.json); figures into `out`. `load_data(run)`:
+    the run's RunData (slpy.report.predict.load_run_data, passed in so that this
+    section imports none of the prediction code and the model families under it)."""
     runs = [r for r in runs if r.kind == "mcmc" and r.models]
     if not runs:
         return [], {}
     lines = ["## Features", ""]
-    runs, datas, left_out = _with_data(runs)
+    runs, datas, left_out = _with_data(runs, load_data)
     if not runs:
         return lines + left_out + [""], {}
     posts = [run_posterior(r, d) for r, d in zip(runs, datas)]
@@ -82,16 +85,15 @@ def interpretation_section(runs, out) -> tuple[list[str], dict]:
     return lines, numbers
 
 
-def _with_data(runs) -> tuple[list, list, list]:
+def _with_data(runs, load_data) -> tuple[list, list, list]:
     """(runs, their RunData, Markdown lines on the runs left out): a run whose training
     data cannot be read, or whose features differ from the first run's, is left out
     of the section rather than failing the report."""
     from . import ReportError
-    from .predict import load_run_data
     kept, datas, out = [], [], []
     for r in runs:
         try:
-            d = load_run_data(r)
+            d = load_data(r)
         except ReportError as e:
             out.append(f"- {r.label}: left out, {e}")
             continue
@@ -101,11 +103,6 @@ def _with_data(runs) -> tuple[list, list, list]:
         kept.append(r)
         datas.append(d)
     return kept, datas, out
-
-
-def _table(head, rows):
-    from .page import _table as table
-    return table(head, rows)
 
 
 def _coverage_rows(runs, datas, posts) -> list:

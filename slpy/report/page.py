@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import ReportError
+from . import ReportError, md_table as _table
 from .compare import (EXACT, TRACES, agreement, comparison_units, convergence,
                       exact_distance, exact_for, prediction_sets, top_trees)
 from .rundir import load_run
@@ -42,12 +42,6 @@ def _unique_labels(runs) -> None:
 
 def _f(x, spec=".4f") -> str:
     return "" if x is None else format(x, spec)
-
-
-def _table(header, rows) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return out
 
 
 def _runs_section(runs) -> list[str]:
@@ -250,7 +244,8 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     if dist:
         lines += _exact_section(dist) + [""]
     from .interpret import interpretation_section
-    feature_lines, features = interpretation_section(runs, out)
+    from .predict import load_run_data
+    feature_lines, features = interpretation_section(runs, out, load_run_data)
     lines += feature_lines
     lines += ["## Trees", "",
               "Each tree as a drawing, as Graphviz DOT and as text; \"yes\" (feature <= "

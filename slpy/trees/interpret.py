@@ -29,7 +29,7 @@ import numpy as np
 
 from .model import Leaf, Split
 
-__all__ = ["WeightedTrees", "weighted_quantile", "mixture_quantile", "make_grid"]
+__all__ = ["WeightedTrees", "weighted_quantile", "mixture_quantile", "make_grid", "normal_prior"]
 
 
 def weighted_quantile(values, weights, q: float) -> np.ndarray:
@@ -101,6 +101,17 @@ def make_grid(x, grid_resolution: int = 100, percentiles=(0.05, 0.95)) -> np.nda
     if lo == hi:
         raise ValueError("the percentiles of the feature are equal: widen percentiles")
     return np.linspace(lo, hi, grid_resolution)
+
+
+def normal_prior(train) -> dict | None:
+    """WeightedTrees.normal of a regression data set (the normal leaf model's
+    hyperparameters as slpy.trees.likelihood sets them from the data); None for
+    classification."""
+    if train.task != "regression":
+        return None
+    from .likelihood import NormalLikelihood
+    lik = NormalLikelihood.from_dataset(train)
+    return {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
 
 
 def _coverage(coverage) -> tuple[float, float]:

@@ -13,13 +13,17 @@ from html import escape
 
 import numpy as np
 
-from .model import Split
-
 __all__ = ["layout", "tree_svg"]
 
 # pale tints of the report's colours (slpy.report.figures.COLORS), by class
 TINTS = ["#d2e3f3", "#f6d0d0", "#d5ecd5", "#e4daf0", "#ffe2c6", "#e6d7d3", "#f8dcef",
          "#e3e3e3", "#eeeec8", "#cdeef2"]
+
+
+def _is_split(n) -> bool:
+    # a Split has children, a Leaf none (.model is not imported: Tree._repr_svg_ imports
+    # this module)
+    return hasattr(n, "left")
 
 
 def layout(tree):
@@ -32,7 +36,7 @@ def layout(tree):
         nodes.append(n)
         parent.append(p)
         depth.append(d)
-        if isinstance(n, Split):
+        if _is_split(n):
             k = len(nodes) - 1
             stack.append((n.right, k, d + 1))
             stack.append((n.left, k, d + 1))
@@ -57,7 +61,7 @@ def _num(v: float) -> str:
 
 
 def _lines(tree, n) -> list[str]:
-    if isinstance(n, Split):
+    if _is_split(n):
         return [f"{n.name} <= {_num(n.threshold)}"]
     c = n.counts
     if tree.task == "regression":
@@ -102,7 +106,7 @@ def tree_svg(tree, title: str | None = None, font: int = 12) -> str:
                    f'font-size="{font - 2}" fill="#555" stroke="white" stroke-width="3" '
                    f'paint-order="stroke">{"yes" if yes else "no"}</text>')
     for k, n in enumerate(nodes):
-        split = isinstance(n, Split)
+        split = _is_split(n)
         fill, stroke, rx = ("#dbe8f5", "#1f4e79", 0) if split else (_tint(tree, n), "#555", 6)
         out.append(f'<rect x="{cx[k] - w[k] / 2:.1f}" y="{cy[k] - h[k] / 2:.1f}" '
                    f'width="{w[k]:.1f}" height="{h[k]:.1f}" rx="{rx}" fill="{fill}" '

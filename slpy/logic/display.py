@@ -8,6 +8,9 @@ import html
 import math
 import os
 
+from ..terms.writer import term_to_text
+from .proof_text import proof_json
+
 __all__ = ["proof_html", "sample_html"]
 
 _STYLE = ("font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; "
@@ -30,7 +33,6 @@ def _item(node) -> str:
 
 def proof_html(tree, logp: float | None = None) -> str:
     """A proof tree (slpy.logic.proof.ProofNode, the root) as HTML."""
-    from .repl_commands import proof_json
     k = tree.size()
     if logp is None:
         logp = tree.log_prob()
@@ -44,7 +46,6 @@ def proof_html(tree, logp: float | None = None) -> str:
 def sample_html(answer) -> str:
     """A Sample (Program.sample) or a Proof (Program.proofs): its bindings, its
     probability and its proof tree."""
-    from .terms.writer import term_to_text
     rows = "".join(f"<tr><td style='text-align:left'><b>{html.escape(name)}</b></td>"
                    f"<td style='text-align:left'><code>"
                    f"{html.escape(term_to_text(value, quoted=True))}</code></td></tr>"
