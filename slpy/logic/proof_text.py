@@ -7,12 +7,13 @@ from ..terms.term import Struct, Var, deref
 from ..terms.text import var_letter_name
 from ..terms.writer import term_to_text
 
-__all__ = ["proof_json"]
+__all__ = ["proof_json", "fresh_var_names"]
 
 
-def _anon_names(t) -> dict:
+def fresh_var_names(*terms) -> dict:
+    """Names _A, _B, ... for the variables of terms, in order of first occurrence."""
     names = {}
-    stack = [t]
+    stack = list(reversed(terms))
     while stack:
         x = deref(stack.pop())
         if type(x) is Var:
@@ -25,7 +26,7 @@ def _anon_names(t) -> dict:
 
 def _text(t, ops=None, priority=999, names=None, spacing=True) -> str:
     return term_to_text(t, quoted=True, spacing=spacing, ops=ops, priority=priority,
-                        var_names=_anon_names(t) if names is None else names)
+                        var_names=fresh_var_names(t) if names is None else names)
 
 
 def _call_text(n, ops=None, spacing=True) -> str:
@@ -37,7 +38,7 @@ def _call_text(n, ops=None, spacing=True) -> str:
     if guard is not None:
         t = Struct("::", (guard, n.call))
         return term_to_text(t, quoted=True, spacing=spacing, ops=ops,
-                            var_names=_anon_names(t))
+                            var_names=fresh_var_names(t))
     return _text(n.call, ops, spacing=spacing)
 
 
