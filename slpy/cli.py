@@ -356,6 +356,7 @@ _META = {
     ("not", 1): [(0, 0)], ("once", 1): [(0, 0)], ("ignore", 1): [(0, 0)],
     ("forall", 2): [(0, 0), (1, 0)], ("findall", 3): [(1, 0)], ("findall", 4): [(1, 0)],
     ("bagof", 3): [(1, 0)], ("setof", 3): [(1, 0)], ("aggregate_all", 3): [(1, 0)],
+    ("aggregate_all", 4): [(2, 0)], ("aggregate", 3): [(1, 0)], ("aggregate", 4): [(2, 0)],
     ("catch", 3): [(0, 0), (2, 0)],
     ("include", 3): [(0, 1)], ("exclude", 3): [(0, 1)], ("partition", 4): [(0, 1)],
     ("foldl", 4): [(0, 3)], ("foldl", 5): [(0, 4)], ("foldl", 6): [(0, 5)],
@@ -458,7 +459,8 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Prob
             elif line.strip():
                 probs.add_located("warning", line)
         loaded.append(str(path))
-    # calls to undefined predicates, label sums
+    # calls to undefined predicates (those of a library load when called), label sums
+    from .logic.autoload import exports
     for pred in list(p.db.preds.values()):
         if pred.builtin or pred.library or not pred.clauses:
             continue
@@ -467,7 +469,7 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Prob
             if c.body is None:
                 continue
             for key in _called(c.body):
-                if key in seen or _known(p.db.lookup(*key)):
+                if key in seen or _known(p.db.lookup(*key)) or key in exports():
                     continue
                 seen.add(key)
                 probs.add("error", f"{pred.name}/{pred.arity} calls undefined procedure "

@@ -30,6 +30,7 @@ from .logic.program import Program, LoadErrors
 from .logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
                           CP_DISABLED, CP_PURE, CP_FENCE)
 from .logic.proof import build_tree
+from .logic.coroutining import residual_goals
 from .terms.term import Var, Struct, PrologError, deref, compare
 from .lang.syntax_errors import SlpSyntaxError
 from .lang.tokens import tokenize
@@ -119,12 +120,13 @@ def _break_cycles(t, names: dict, var_names: dict):
             built.append(a)
 
 
-def answer_bindings(varnames: dict, ops=None) -> str:
+def answer_bindings(varnames: dict, ops=None, residual=()) -> str:
     """The bindings of an answer as SWI-Prolog's top level writes them, without the
     final ``.`` or `` ;``: one line per group of variables with the same value
-    (``X = Y, Y = 1``), ``true`` when nothing is bound. Variables whose names start
-    with ``_`` are not shown; fresh variables in values are ``_`` (once) or ``_A``,
-    ``_B``, ... (shared)."""
+    (``X = Y, Y = 1``), then the goals still suspended on them (``dif(X, a)``),
+    ``true`` when there is neither. Variables whose names start with ``_`` are not
+    shown; fresh variables in values are ``_`` (once) or ``_A``, ``_B``, ...
+    (shared)."""
     shown = [n for n in varnames if not n.startswith("_")]
     cyclic = set()
     for n in shown:
@@ -152,7 +154,7 @@ def answer_bindings(varnames: dict, ops=None) -> str:
         value_names = {id(val): names[-1] for names, val in groups if id(val) in cyclic}
         groups = [(names, _break_cycles(val, value_names, names_of)
                    if id(val) in cyclic else val) for names, val in groups]
-    printed = [val for names, val in groups if type(val) is not Var]
+    printed = [val for names, val in groups if type(val) is not Var] + list(residual)
     # the other variables: _ when they occur once in the answer, _A, _B, ... otherwise
     counts: dict = {}
     order = []
@@ -187,6 +189,9 @@ def answer_bindings(varnames: dict, ops=None) -> str:
                 val, quoted=True, spacing=True, ops=ops, priority=699, var_names=names_of))
         if eqs:
             lines.append(", ".join(eqs))
+    for g in residual:
+        lines.append(term_to_text(g, quoted=True, spacing=True, ops=ops, priority=999,
+                                  var_names=names_of))
     return ",\n".join(lines) if lines else "true"
 
 
@@ -363,7 +368,9 @@ class Session:
                         self.last_tree = build_tree(eng.plog)
                         self.last_logp = eng.logp
                         lines.append(prob_line(eng.logp))
-                    lines.append(answer_bindings(varnames, p.ops))
+                    residual = residual_goals(eng, Struct("$", tuple(varnames.values()))) \
+                        if eng.attrs else ()
+                    lines.append(answer_bindings(varnames, p.ops, residual))
                     block = "\n".join(lines)
                     self.fresh_line()
                     self.write(block)

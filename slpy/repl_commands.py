@@ -6,8 +6,6 @@ arity replaces the command, as a user definition overrides a library predicate i
 SWI-Prolog. Being predicates, they also work inside conjunctions
 (``set_seed(1), sample(coin(X), 100, F)``).
 
-    listing/0, listing/1       the clauses of user predicates, SLP labels included
-    portray_clause/1           one clause, as listing writes it
     help/0, help/1             the top level's keys and commands; one predicate's summary
     make/0                     reconsult the loaded files that changed on disk
     consult/1, [File|Files]    load files; load errors are printed and loading goes on
@@ -24,12 +22,13 @@ import os
 
 from .logic.db import DET, STOCH, SBUILTIN, USER
 from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
-from .terms.term import Atom, Struct, TRUE, Var, atom, deref, list_items, mklist, compare
+from .terms.term import Atom, Struct, Var, atom, deref, list_items, mklist, compare
 from .terms.walk import copy_term, resolve
 from .terms.errors import instantiation_error, type_error, domain_error
 from .terms.unify import undo_to
 from .terms.writer import term_to_text
 from .logic.proof_text import _call_text, _text
+from .logic.builtins.listing import _spec
 
 # -- registering ------------------------------------------------------------------------
 
@@ -47,9 +46,6 @@ def register(session) -> None:
         pred.builtin = builtin
         pred.library = not builtin
 
-    add("listing", 0, lambda eng: _listing(session, None))
-    add("listing", 1, lambda eng, spec: _listing(session, spec))
-    add("portray_clause", 1, lambda eng, t: _portray_clause_goal(session, t))
     add("help", 0, lambda eng: _help0(session))
     add("help", 1, lambda eng, spec: _help1(session, spec))
     add("make", 0, lambda eng: _make(session))
@@ -290,153 +286,6 @@ def format_proof(tree, logp=None, ops=None) -> str:
     return "\n".join([head] + ["%   " + line for line in proof_lines(tree, ops)])
 
 
-# -- listing ---------------------------------------------------------------------------------------
-
-def _clause_var_names(parts) -> dict:
-    """portray_clause's names: A, B, ... for variables occurring twice or more, _ for
-    singletons (write_canonical's rule, over all the parts together)."""
-    from .terms.text import canonical_var_names
-    return canonical_var_names(Struct("$", tuple(x for x in parts if x is not None)))
-
-
-def _is_ctrl(g, name, arity):
-    return type(g) is Struct and g.name == name and len(g.args) == arity
-
-
-def _body_lines(g, depth, w, out):
-    """Append the lines of body goal g at indentation depth (4 spaces a level), the
-    layout of SWI-Prolog's portray_clause."""
-    g = deref(g)
-    pad = "    " * depth
-    if _is_ctrl(g, ",", 2):
-        goals = []
-        while _is_ctrl(g, ",", 2):
-            goals.append(g.args[0])
-            g = deref(g.args[1])
-        goals.append(g)
-        for i, x in enumerate(goals):
-            _body_lines(x, depth, w, out)
-            if i < len(goals) - 1:
-                out[-1] += ","
-        return
-    if _is_ctrl(g, ";", 2) or _is_ctrl(g, "->", 2) or _is_ctrl(g, "*->", 2):
-        # (   A
-        # ->  B
-        # ;   C
-        # )
-        branches = []
-        while _is_ctrl(g, ";", 2):
-            branches.append(deref(g.args[0]))
-            g = deref(g.args[1])
-        branches.append(g)
-        first = True
-        for b in branches:
-            lead = "(   " if first else ";   "
-            first = False
-            if _is_ctrl(b, "->", 2) or _is_ctrl(b, "*->", 2):
-                _sub(b.args[0], depth, lead, w, out)
-                _sub(b.args[1], depth, f"{b.name:<4}", w, out)
-            else:
-                _sub(b, depth, lead, w, out)
-        out.append(pad + ")")
-        return
-    out.append(pad + w(g, 999))
-
-
-def _sub(g, depth, lead, w, out):
-    """A goal inside a bracketed control construct: its first line starts with lead."""
-    inner = []
-    _body_lines(g, depth + 1, w, inner)
-    pad = "    " * depth
-    inner[0] = pad + lead + inner[0][len(pad) + 4:]
-    out.extend(inner)
-
-
-def portray_clause_text(head, body=None, label=None, guard=None, ops=None) -> str:
-    """A clause as listing/0 writes it, ending with ".\\n"."""
-    names = _clause_var_names([label, guard, head, body])
-
-    def w(t, pri):
-        return term_to_text(t, quoted=True, spacing=True, ops=ops, priority=pri,
-                            var_names=names)
-
-    prefix = ""
-    head_pri = 1199
-    if label is not None:
-        prefix = w(label, 999) + " :: "
-        if guard is not None:
-            prefix += w(guard, 199) + " :: "
-        head_pri = 200
-    text = prefix + w(head, head_pri)
-    body = deref(body) if body is not None else None
-    if body is None or body is TRUE:
-        return text + ".\n"
-    lines = []
-    _body_lines(body, 1, w, lines)
-    return text + " :-\n" + "\n".join(lines) + ".\n"
-
-
-def listing_text(pred, ops=None) -> str:
-    out = []
-    if pred.dynamic:
-        out.append(f":- dynamic {term_to_text(Struct('/', (atom(pred.name), pred.arity)), quoted=True)}.\n\n")
-    for c in pred.clauses:
-        out.append(portray_clause_text(c.head, c.body, c.label, c.guard, ops))
-    return "".join(out) + "\n"
-
-
-def _spec(t):
-    """listing/help argument: Name or Name/Arity -> (name, arity or None)."""
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is Atom:
-        return t.name, None
-    if type(t) is Struct and t.name == "/" and len(t.args) == 2:
-        n, a = deref(t.args[0]), deref(t.args[1])
-        if type(n) is Var or type(a) is Var:
-            raise instantiation_error()
-        if type(n) is not Atom:
-            raise type_error("atom", n)
-        if type(a) is not int:
-            raise type_error("integer", a)
-        return n.name, a
-    raise type_error("predicate_indicator", t)
-
-
-def _user_pred(pred) -> bool:
-    return not pred.builtin and not pred.library and pred.kind in (USER, STOCH) \
-        and (pred.clauses or pred.dynamic)
-
-
-def _listing(session, spec) -> bool:
-    p = session.program
-    if spec is None:
-        preds = [x for x in p.db.preds.values() if _user_pred(x)]
-    else:
-        name, arity = _spec(spec)
-        preds = [x for (n, a), x in p.db.preds.items()
-                 if n == name and (arity is None or a == arity)
-                 and (x.clauses or x.dynamic or x.builtin or x.kind == DET)]
-        preds.sort(key=lambda x: x.arity)
-    for pred in preds:
-        if pred.kind in (USER, STOCH):
-            session.write(listing_text(pred, p.ops))
-        else:
-            session.write(f"%   {pred.name}/{pred.arity} is a built-in predicate "
-                          f"(see help({pred.name}/{pred.arity}))\n\n")
-    return True
-
-
-def _portray_clause_goal(session, t) -> bool:
-    from .lang.clauses import split_clause
-    t = copy_term(t)
-    parts = split_clause(t)
-    session.write(portray_clause_text(parts.head, parts.body, parts.label, parts.guard,
-                                      session.program.ops))
-    return True
-
-
 # -- help ------------------------------------------------------------------------------------------
 
 TOPLEVEL_HELP = """\
@@ -507,7 +356,7 @@ HELP: dict[str, tuple[str, str]] = {
     "forall/2": ("forall(:Cond, :Action)", "True if Action succeeds for every solution of Cond."),
     "bagof/3": ("bagof(+Template, :Goal, -Bag)", "Solutions grouped by the free variables of Goal (Var^Goal to exclude Var); fails if none."),
     "setof/3": ("setof(+Template, :Goal, -Set)", "As bagof/3, sorted without duplicates."),
-    "aggregate_all/3": ("aggregate_all(+Spec, :Goal, -Result)", "count, sum(E), max(E), min(E), bag(E) or set(E) over all solutions of Goal."),
+    "aggregate_all/3": ("aggregate_all(+Spec, :Goal, -Result)", "count, sum(E), max(E), min(E), max(E, W), min(E, W), bag(E) or set(E) over all solutions of Goal, or a compound of them (r(count, max(E)))."),
     # terms and arithmetic
     "=/2": ("?X = ?Y", "Unify X and Y."),
     "\\=/2": ("?X \\= ?Y", "True if X and Y do not unify."),
@@ -603,12 +452,19 @@ def help_text(p, name, arity=None) -> str | None:
         if n == name and (arity is None or a == arity) and (
                 pred.defined or pred.clauses or pred.dynamic):
             arities.add(a)
+    from .logic.autoload import exports
+    autoload = exports()
+    arities.update(a for n, a in autoload if n == name and (arity is None or a == arity))
     for a in sorted(arities):
         key = f"{name}/{a}"
         pred = p.db.lookup(name, a)
         if key in HELP:
             template, desc = HELP[key]
             out.append(f"{template}\n    {desc}")
+            continue
+        if (pred is None or not pred.defined) and (name, a) in autoload:
+            out.append(f"{key}\n    Library predicate (library({autoload[(name, a)]}), "
+                       f"loaded on first use).")
             continue
         if pred is None:
             continue

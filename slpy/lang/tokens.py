@@ -15,6 +15,7 @@ from pathlib import Path
 from lark import Lark, Token
 
 from ..errors import PicklableError
+from ..terms.rational import rational
 
 __all__ = [
     "grammar_path", "tokenize", "LexicalError", "unquote", "number_value",
@@ -23,7 +24,7 @@ __all__ = [
 
 # token types that denote a name (an atom, perhaps an operator)
 NAME_TYPES = frozenset(("NAME", "SYMBOL", "SOLO", "QUOTED"))
-NUMBER_TYPES = frozenset(("INTEGER", "FLOAT", "BASED_INT", "CHAR_CODE"))
+NUMBER_TYPES = frozenset(("INTEGER", "FLOAT", "BASED_INT", "CHAR_CODE", "RATIONAL"))
 # token types that are lexical errors, with the message the reader gives them
 LEXICAL_ERRORS = {
     "UNCLOSED_COMMENT": ("unterminated_block_comment", "unterminated block comment"),
@@ -179,6 +180,11 @@ def number_value(tok: Token) -> int | float:
         return v
     if ty == "BASED_INT":
         return int(s[2:], {"x": 16, "o": 8, "b": 2}[s[1]])
+    if ty == "RATIONAL":
+        n, d = s.split("r")
+        if int(d) == 0:
+            raise LexicalError("illegal_number", "zero denominator")
+        return rational(_int10(n), _int10(d))
     # CHAR_CODE: 0'c
     body = s[2:]
     if body == "''" or body == "'":

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..terms.term import Atom, Struct, Var, NIL, PrologError, indicator
 from ..terms.errors import type_error, instantiation_error, evaluation_error, resource_error
+from ..terms.rational import Rational
 from .arith_functions import CONSTANTS, FUNCTIONS, mul
 
 __all__ = ["eval_arith", "compare_num", "num_eq", "num_ne", "num_lt", "num_gt", "num_le",
@@ -30,6 +31,8 @@ _RECURSION_LIMIT = 200      # deeper subexpressions are evaluated with an explic
 def _leaf(t):
     """The value of a non-compound, dereferenced term."""
     tt = type(t)
+    if tt is Rational:
+        return t
     if tt is Var:
         raise instantiation_error()
     if tt is Atom:

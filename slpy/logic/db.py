@@ -25,6 +25,15 @@ class Clause:
         self.label_fn = None      # label under the guard alone (pure SLP normalisation)
         self.number = 0           # 1-based position in its predicate, for messages
 
+    def term(self):
+        """The clause as a term, label and guard included (as read)."""
+        head = self.head
+        if self.guard is not None:
+            head = Struct("::", (self.guard, head))
+        if self.label is not None:
+            head = Struct("::", (self.label, head))
+        return head if self.body is None else Struct(":-", (head, self.body))
+
     def where(self) -> str:
         loc = f" ({self.file}:{self.line})" if self.file else ""
         return f"clause {self.number} of {self.pred.name}/{self.pred.arity}{loc}"
@@ -46,7 +55,7 @@ def first_arg_key(t):
 
 class Pred:
     __slots__ = ("name", "arity", "kind", "clauses", "index", "dynamic", "defined", "fn",
-                 "discontiguous", "files", "builtin", "indicator_text", "library")
+                 "discontiguous", "files", "builtin", "indicator_text", "library", "tabled")
 
     def __init__(self, name: str, arity: int):
         self.name = name
@@ -61,6 +70,7 @@ class Pred:
         self.files: set = set()
         self.builtin = False
         self.library = False
+        self.tabled = None      # a tabled predicate: the Pred holding its clauses
         self.indicator_text = f"{name}/{arity}"
 
     def __repr__(self):

@@ -8,8 +8,9 @@ backtracking. Stochastic predicates (labelled clauses, stochastic builtins) are 
 points that draw a candidate with probability proportional to its label, record a
 proof node, and on backtracking draw again among the untried candidates.
 
-The Engine class is in three parts: resolution and control here, stochastic choice
-points in sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py;
+The Engine class is in parts: resolution and control here, stochastic choice points in
+sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, cleanup
+handlers and goals run inside a step in cleanup.py, suspended goals in coroutining.py;
 kinds.py has the choice-point kinds, opcodes and modes they share.
 
 This module is over 500 lines because the resolution loop (``_run``), backtracking
@@ -33,19 +34,23 @@ from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
 from ..lang.clauses import convert_body
 from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENUM,
                     CP_ENUMB, CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE,
-                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, OP_CALL, OP_CALLN, OP_CATCH,
+                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, CP_CLEANUP, OP_CALL, OP_CALLN, OP_CATCH,
                     OP_CATCH_EXIT, OP_CUT, OP_DISJ, OP_DONE, OP_FA_COLLECT, OP_FINDALL,
                     OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED, OP_ITE, OP_ITE_THEN,
                     OP_NOT, OP_NOT_SUCC, OP_SEXIT, OP_SOFT, OP_SOFT_THEN, PLAIN,
+                    OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
                     P_CATCH_EXIT, P_DONE, P_FA_COLLECT, P_GUARDED_DYN, P_ITE_THEN,
                     P_NOT_SUCC, P_SOFT_THEN, ROOT, FAIL_FRAME, _CTRL_TERM_NAMES,
                     LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
 from .sampling import Sampling
 from .replay import Replay
+from .cleanup import Cleanup
+from .coroutining import Coroutining, StartCoroutining
+from .tabling import guarded_tabled
 from .arith_checks import DEADLINE
 
 
-class Engine(Sampling, Replay):
+class Engine(Sampling, Replay, Cleanup, Coroutining):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -96,6 +101,12 @@ class Engine(Sampling, Replay):
         # The one place plugins keep state for this program: plugin name -> the
         # plugin's own object (slpy.logic.plugins; e.g. "data": the row sets)
         self.plugin_state: dict[str, object] = {}
+        self.autoload = None  # the Program's library loader (undefined predicates)
+        self.tables = None    # tabling.Tables, made on the first tabled call
+        self.attrs: dict = {}  # variable -> goals suspended on it (coroutining.py)
+        self.coroutining = False
+        self.started_inside = False   # call_capture: a suspension began in the goal
+        self.limit_at = 0
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -178,6 +189,8 @@ class Engine(Sampling, Replay):
             undo_to(self.trail, mark)
             raise
         finally:
+            if self.cleanups:
+                self._drop_cps(base, quiet=True)
             del cps[base:]
             if base == 0:
                 # a finished top-level run keeps its bindings but not its trail
@@ -189,6 +202,11 @@ class Engine(Sampling, Replay):
         self.step_limit = None if self.max_steps is None else self.steps + self.max_steps
         self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
         self.limit_hit = False
+        self.cleanups = 0
+        if self.tables is not None:
+            self.tables.reset()
+        self.attrs = {}
+        self.coroutining = False
         DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
 
     def _check_limits(self):
@@ -211,10 +229,14 @@ class Engine(Sampling, Replay):
         raise PrologError(_resource(what), f"Resource error: {msg}")
 
     def _next_check(self):
+        """The step count of the next limit check (every 4096 steps), which _run
+        keeps in check_at; while goals may be suspended (coroutining) check_at is
+        the current step instead, so that _run looks for woken goals at every step."""
         nxt = self.steps + 4096
         if self.step_limit is not None and self.step_limit + 1 < nxt:
             nxt = self.step_limit + 1
-        return nxt
+        self.limit_at = nxt
+        return self.steps if self.coroutining else nxt
 
     def _run(self, f, base):
         """Run from frame f until a solution (returns the '$done' frame... None when the
@@ -238,8 +260,15 @@ class Engine(Sampling, Replay):
                         steps += 1
                         if steps >= check_at:
                             self.steps = steps
-                            self._check_limits()
-                            check_at = self._next_check()
+                            if steps >= self.limit_at:
+                                self._check_limits()
+                                check_at = self._next_check()
+                            if self.coroutining:
+                                check_at = steps
+                                woken = self._wake(f)
+                                if woken is not f:
+                                    f = woken
+                                    continue
                         if args:
                             a0 = args[0]
                             while type(a0) is Var:
@@ -257,7 +286,8 @@ class Engine(Sampling, Replay):
                         if n == 0:
                             if not pred.defined and not pred.dynamic:
                                 self.steps = steps
-                                self._unknown(pred)
+                                if self._unknown(pred):
+                                    continue      # autoloaded: make the call again
                             f = None
                             continue
                         h = len(cps)
@@ -283,12 +313,22 @@ class Engine(Sampling, Replay):
                         continue
                     if kind == DET:
                         steps += 1
+                        if steps >= check_at and self.coroutining:
+                            woken = self._wake(f)
+                            if woken is not f:
+                                f = woken
+                                continue
                         if pred.fn(self, *args):
                             f = nxt
                         else:
                             f = None
                         continue
                     if kind == CONTROL:
+                        if steps >= check_at and self.coroutining:
+                            woken = self._wake(f)
+                            if woken is not f:
+                                f = woken
+                                continue
                         f = self._control(pred.fn, args, nxt, cb, pn, f, base)
                         if f is P_DONE:
                             self.steps = steps
@@ -317,6 +357,11 @@ class Engine(Sampling, Replay):
                         f = self._sbuiltin(pred, args, nxt, pn)
                         continue
                     raise AssertionError(f"unknown predicate kind {kind}")
+            except StartCoroutining:
+                # a builtin suspended the query's first goal (its work is done): look
+                # for woken goals at every step from now on
+                f = f[2]
+                check_at = steps
             except PrologError as e:
                 self.steps = steps
                 f = self._handle_error(e, base)
@@ -328,10 +373,17 @@ class Engine(Sampling, Replay):
                 self.steps = steps
                 f = self._handle_error(LimitExceeded(_resource("memory")), base)
 
-    def _unknown(self, pred):
+    def _unknown(self, pred) -> bool:
+        """An undefined predicate: True when a library defining it was loaded, else
+        what the `unknown` flag says (error, or a warning, or silent failure)."""
+        if self.autoload is not None and self.autoload(pred):
+            return True
         flag = self.flags.get("unknown", "error")
         if flag == "fail":
-            return
+            return False
+        if flag == "warning":
+            self.write_err(f"Warning: Unknown procedure: {pred.indicator_text}\n")
+            return False
         raise existence_error("procedure", Struct("/", (atom(pred.name), pred.arity)))
 
     # -- backtracking ----------------------------------------------------------------
@@ -406,6 +458,8 @@ class Engine(Sampling, Replay):
                 raise ReplayReject()
             if kind == CP_PURE:
                 raise SampleFailed()
+            if kind == CP_CLEANUP:
+                self._fire_cleanup(cp)
             # CP_CATCH, CP_DISABLED: nothing to resume
 
     # -- errors ------------------------------------------------------------------------
@@ -416,6 +470,9 @@ class Engine(Sampling, Replay):
         catchable = not isinstance(e, LimitExceeded)
         while len(cps) > base + 1:
             cp = cps.pop()
+            if cp[0] == CP_CLEANUP:
+                undo_to(trail, cp[1])
+                self._fire_cleanup(cp, quiet=True)
             if cp[0] == CP_CATCH and catchable and cp[8].ref is None:
                 undo_to(trail, cp[1])
                 self.plog = cp[2]
@@ -435,7 +492,10 @@ class Engine(Sampling, Replay):
         cps = self.cps
         trail = self.trail
         if op == OP_CUT:
-            del cps[cb:]
+            if self.cleanups:
+                self._drop_cps(cb)
+            else:
+                del cps[cb:]
             return nxt
         if op == OP_SEXIT:
             return self._sexit(args[0], nxt)
@@ -444,6 +504,8 @@ class Engine(Sampling, Replay):
             self.steps += 1
             if pred.kind == STOCH:
                 return self._stoch(pred, gargs, guard, nxt, cb, pn)
+            if pred.tabled is not None:
+                return guarded_tabled(self, pred, gargs, guard, nxt, cb, pn)
             # a guard passed to a plain predicate is ignored
             return (pred, gargs, nxt, cb, pn)
         if op == OP_CALL:
@@ -465,7 +527,10 @@ class Engine(Sampling, Replay):
                         self.goal_frame(args[1], nxt, cb, pn)])
             return self.goal_frame(left, nxt, cb, pn)
         if op == OP_ITE_THEN:
-            del cps[args[0]:]
+            if self.cleanups:
+                self._drop_cps(args[0])
+            else:
+                del cps[args[0]:]
             return nxt
         if op == OP_SOFT_THEN:
             args[0][0] = CP_DISABLED
@@ -483,7 +548,10 @@ class Engine(Sampling, Replay):
             cps.append([CP_NOT, len(trail), self.plog, self.logp, nxt])
             return self.goal_frame(args[0], (P_NOT_SUCC, (h,), None, cb, pn), h + 1, pn)
         if op == OP_NOT_SUCC:
-            del cps[args[0]:]
+            if self.cleanups:
+                self._drop_cps(args[0])
+            else:
+                del cps[args[0]:]
             return None
         if op == OP_GUARDED:
             left = deref(args[0])
@@ -501,6 +569,8 @@ class Engine(Sampling, Replay):
             if pred.kind == STOCH:
                 self.steps += 1
                 return self._stoch(pred, gargs, left, nxt, cb, pn)
+            if pred.tabled is not None:
+                return guarded_tabled(self, pred, gargs, left, nxt, cb, pn)
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_FINDALL or op == OP_FINDALL4:
             check_partial_list(args[2])
@@ -543,6 +613,10 @@ class Engine(Sampling, Replay):
             return self.goal_frame(goal, nxt, len(cps), pn)
         if op == OP_DONE:
             return P_DONE
+        if op == OP_CALL_CLEANUP:
+            return self._call_cleanup(args, nxt, pn)
+        if op == OP_CLEANUP_EXIT:
+            return self._cleanup_exit(args[0], nxt)
         raise AssertionError(op)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

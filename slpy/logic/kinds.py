@@ -10,12 +10,13 @@ from .proof import SNode
 
 # choice point kinds
 (CP_BOTTOM, CP_CLAUSES, CP_GEN, CP_ALT, CP_ITE, CP_SOFT, CP_NOT, CP_CATCH, CP_FINDALL,
- CP_STOCH, CP_FENCE, CP_PURE, CP_ENUM, CP_DISABLED, CP_SB, CP_ENUMB, CP_SBU) = range(17)
+ CP_STOCH, CP_FENCE, CP_PURE, CP_ENUM, CP_DISABLED, CP_SB, CP_ENUMB, CP_SBU,
+ CP_CLEANUP) = range(18)
 
 # control opcodes
 (OP_CALL, OP_CUT, OP_DISJ, OP_ITE, OP_SOFT, OP_NOT, OP_GCALL, OP_SEXIT, OP_ITE_THEN,
  OP_SOFT_THEN, OP_NOT_SUCC, OP_FA_COLLECT, OP_CATCH_EXIT, OP_DONE, OP_FINDALL, OP_CATCH,
- OP_CALLN, OP_FORALL, OP_FINDALL4, OP_GUARDED) = range(20)
+ OP_CALLN, OP_FORALL, OP_FINDALL4, OP_GUARDED, OP_CALL_CLEANUP, OP_CLEANUP_EXIT) = range(22)
 
 # sampling modes
 SAMPLE, PURE, ENUM, REPLAY, PLAIN = range(5)
@@ -69,6 +70,7 @@ CONTROL_PREDS = {
     ("forall", 2): _control("forall", 2, OP_FORALL),
     ("catch", 3): _control("catch", 3, OP_CATCH),
     ("not", 1): _control("not", 1, OP_NOT),
+    ("$call_cleanup", 2): _control("$call_cleanup", 2, OP_CALL_CLEANUP),
 }
 for _n in range(2, 9):
     CONTROL_PREDS[("call", _n)] = _control("call", _n, OP_CALLN)
@@ -79,6 +81,7 @@ P_NOT_SUCC = _control("$not_succ", 1, OP_NOT_SUCC)
 P_FA_COLLECT = _control("$fa_collect", 2, OP_FA_COLLECT)
 P_CATCH_EXIT = _control("$catch_exit", 1, OP_CATCH_EXIT)
 P_DONE = _control("$done", 0, OP_DONE)
+P_CLEANUP_EXIT = _control("$cleanup_exit", 1, OP_CLEANUP_EXIT)
 P_GUARDED_DYN = CONTROL_PREDS[(":", 2)]
 P_FAIL = Pred("fail", 0)
 P_FAIL.kind = DET

@@ -2,6 +2,18 @@
 % the list predicates SWI-Prolog users reach for. A program may redefine any of these.
 
 once(G) :- call(G), !.
+
+% cleanup runs once when G is finished: exited with no choice point left, failed,
+% raised an exception, or cut (slpy/logic/cleanup.py)
+setup_call_cleanup(S, G, C) :- once(S), '$call_cleanup'(G, C).
+call_cleanup(G, C) :- '$call_cleanup'(G, C).
+
+% SWI-Prolog's assertion/1 (library(debug)): G must succeed; its bindings are undone
+assertion(G) :- \+ \+ catch(G, E, '$assertion_failed'(E, G)), !.
+assertion(G) :- '$assertion_failed'(fail, G).
+'$assertion_failed'(Reason, G) :-
+    print_message(error, assertion_failed(Reason, G)),
+    throw(error(assertion_error(Reason, G), _)).
 repeat.
 repeat :- repeat.
 ignore(G) :- (call(G) -> true ; true).
@@ -113,16 +125,13 @@ bagof(T, G, L) :-
 
 setof(T, G, S) :- bagof(T, G, L), sort(L, S).
 
-aggregate_all(count, G, C) :- !, findall(x, G, L), length(L, C).
-aggregate_all(count(T), G, C) :- !, findall(T, G, L), length(L, C).
-aggregate_all(sum(E), G, S) :- !, findall(E, G, L), sum_list(L, S).
-aggregate_all(max(E), G, M) :- !, findall(E, G, L), L \== [], max_list(L, M).
-aggregate_all(min(E), G, M) :- !, findall(E, G, L), L \== [], min_list(L, M).
-aggregate_all(bag(E), G, L) :- !, findall(E, G, L).
-aggregate_all(set(E), G, S) :- !, findall(E, G, L), sort(L, S).
+% aggregate_all/3 (SWI's library(aggregate)): templates in slpy/logic/builtins/aggregate.py
+aggregate_all(T, G, C) :- T == count, !, findall(x, G, L), length(L, C).
+aggregate_all(T, G, R) :- '$aggr_template'(T, P, S), findall(P, G, L), '$aggr_list'(S, L, R).
 
+% phrase/2,3 translate a grammar body given as a term (control constructs, terminals)
 phrase(G, L) :- phrase(G, L, []).
-phrase(G, L, R) :- call(G, L, R).
+phrase(G, L, R) :- '$dcg_call'(G, L, R, Goal), call(Goal).
 
 concat_atom(L, R) :- atomic_list_concat(L, R).
 concat_atom(L, Sep, R) :- atomic_list_concat(L, Sep, R).

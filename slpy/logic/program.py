@@ -24,6 +24,7 @@ from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
 from .proof import build_tree
 
 LIBRARY = Path(__file__).with_name("library.pl")
+_FILE_LOCAL_FLAGS = ("double_quotes", "back_quotes")
 CONSULT_EXTS = (".slp", ".pl")
 
 
@@ -70,9 +71,11 @@ class Proof:
 def _load_builtin_modules():
     # importing registers the core builtins; here, not at the top, because the reader
     # they use loads lark, which a plain `import slpy` does without
-    from .builtins import (arith_bi, atoms, chartype, dbbi, listbi,  # noqa: F401
-                           output, reading, sorting, strings, system, termbi,
+    from .builtins import (aggregate, arith_bi, atoms, chartype, checking,  # noqa: F401
+                           control, dbbi, grammar, listbi, listing, output, randombi,
+                           reading, sorting, strings, suspend, system, tabled, termbi,
                            typecheck, uniform)
+    from . import rationals  # noqa: F401
 
 
 class Program:
@@ -96,7 +99,7 @@ class Program:
             plugins = _plugins.registered()
         self.plugins = {p.name: p for p in plugins}
         self.db = Database()
-        self.flags = {"double_quotes": "codes", "unknown": "error", "bounded": "false",
+        self.flags = {"double_quotes": "string", "unknown": "error", "bounded": "false",
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
                       "integer_rounding_function": "toward_zero", "max_arity": "unbounded",
                       "debug": "off", "char_conversion": "off", "occurs_check": "false",
@@ -123,7 +126,35 @@ class Program:
                 p.fn = fn
                 p.defined = True
                 p.builtin = True
+        self.libraries: set = set()
+        self.tabled: dict = {}      # (name, arity) -> the name of its clauses' predicate
+        self.engine.autoload = self._autoload
         self._consult_text(LIBRARY.read_text(), str(LIBRARY), library=True)
+
+    # -- libraries loaded on first use (slpy/logic/lib, see slpy.logic.autoload) -----
+    def load_library(self, name: str) -> bool:
+        """Load library(name) once; False when slpy has no such library file."""
+        from .autoload import library_path
+        if name in self.libraries:
+            return True
+        path = library_path(name)
+        if path is None:
+            return False
+        self.libraries.add(name)
+        prev = self._loading_file
+        try:
+            self._consult_text(path.read_text(), str(path), library=True)
+        finally:
+            self._loading_file = prev
+        return True
+
+    def _autoload(self, pred) -> bool:
+        """Called for an undefined predicate: load the library exporting it."""
+        from .autoload import exports
+        lib = exports().get((pred.name, pred.arity))
+        if lib is None or lib in self.libraries:
+            return False
+        return self.load_library(lib) and (pred.defined or pred.dynamic)
 
     # -- loading ------------------------------------------------------------------
     def consult(self, path) -> None:
@@ -154,6 +185,8 @@ class Program:
         self._loading_file = filename
         wiped = set()
         init_goals = []
+        # as in SWI-Prolog, a file's set_prolog_flag(double_quotes, ...) is its own
+        lex = {k: self.flags[k] for k in _FILE_LOCAL_FLAGS if k in self.flags}
         try:
             reader = Reader(self.ops, self.flags)
             results = reader.read_clauses(text, filename)
@@ -182,6 +215,7 @@ class Program:
                     errors.append(LoadError(f"{filename}:{r.line}: {e}", e.term))
         finally:
             self._loading_file = prev
+            self.flags.update(lex)
         for g, line in init_goals:
             self._run_directive(g, filename, line, errors)
         if errors:
@@ -223,12 +257,16 @@ class Program:
             errors.append(LoadError(f"{filename}:{line}: {e}", e.term))
 
     def add_clause(self, term, first=False, filename=None, line=None, wiped=None,
-                   library=False):
+                   library=False, _wrapper=False):
         """Compile and add one clause (consult and assert/1 come here)."""
         parts = split_clause(term)
         head = parts.head
         name = head.name
         arity = len(head.args) if type(head) is Struct else 0
+        impl = self.tabled.get((name, arity)) if self.tabled else None
+        if impl is not None and not _wrapper:    # a tabled predicate's own clauses
+            name = impl
+            head = parts.head = Struct(impl, head.args) if arity else Atom(impl)
         pred = self.db.get(name, arity)
         where = f"{filename}:{line}: " if filename else ""
         if pred.builtin or (name, arity) in CONTROL_PREDS or name in (",", ";", "->"):
@@ -280,6 +318,28 @@ class Program:
         else:
             pred.add_last(c)
         return c
+
+    def table(self, name: str, arity: int) -> None:
+        """Table name/arity (the :- table directive): its clauses, those already
+        loaded and those to come, go to a predicate of their own that the tables'
+        driver calls (slpy.logic.tabling)."""
+        from .tabling import impl_name, wrapper_clause
+        key = (name, arity)
+        if key in self.tabled:
+            return
+        pred = self.db.get(name, arity)
+        if pred.builtin or key in CONTROL_PREDS:
+            raise permission_error("modify", "static_procedure", indicator(name, arity))
+        old = list(pred.clauses)
+        pred.clear()
+        pred.kind = USER
+        self.tabled[key] = impl_name(name)
+        pred.tabled = self.db.get(impl_name(name), arity)
+        pred.tabled.files = set(pred.files)
+        pred.tabled.defined = True     # no clauses yet: a call fails
+        for c in old:
+            self.add_clause(c.term(), filename=c.file, line=c.line)
+        self.add_clause(wrapper_clause(name, arity), _wrapper=True)
 
     # -- data (for the plugins' builtins) ---------------------------------------------------
     dataset = None      # set by attach_data
@@ -334,6 +394,27 @@ class Program:
             return None
         b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
         return Sample(b, tree, logp)
+
+    def listing(self, spec: str | None = None) -> str:
+        """The clauses of the user predicates, or of ``spec`` (``"name"`` or
+        ``"name/arity"``), as listing/1 writes them."""
+        from .builtins.listing import listing
+        goal = None if spec is None else self.parse_query(spec)[0]
+        out: list = []
+        saved = self.engine.out
+        self.engine.out = out.append
+        try:
+            listing(self.engine, goal)
+        finally:
+            self.engine.out = saved
+        return "".join(out)
+
+    def portray_clause(self, clause) -> str:
+        """A clause (a term, or its text) as portray_clause/1 writes it."""
+        from .builtins.listing import clause_text
+        if isinstance(clause, str):
+            clause = self.parse_query(clause)[0]
+        return clause_text(clause, self.ops)
 
     def proofs(self, text: str, min_prob: float = 0.0, max_proofs: int | None = None):
         """Every refutation of a stochastic query with its probability (pure SLP

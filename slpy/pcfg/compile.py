@@ -81,7 +81,7 @@ def _param(program, name):
 
 
 def _calls(program, name, arity) -> bool:
-    from .tabled import _META
+    from ..logic.variant import META as _META
     for pred in program.db.preds.values():
         if pred.builtin or pred.library:
             continue

@@ -42,17 +42,10 @@ from ..terms.term import Var, Atom, Struct, deref, PrologError, mklist, list_ite
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term, resolve, term_variables
 from ..errors import PicklableError
+from ..logic.variant import StochasticReach, variant_key
 
 __all__ = ["CompileError", "NotInFragment", "Production", "TabledGrammar", "compile_slp",
            "variant_key"]
-
-# control constructs whose goal arguments may hide stochastic goals
-_META = {(",", 2): (0, 1), (";", 2): (0, 1), ("->", 2): (0, 1), ("*->", 2): (0, 1),
-         ("\\+", 1): (0,), ("not", 1): (0,), ("call", 1): (0,), ("once", 1): (0,),
-         ("ignore", 1): (0,), ("findall", 3): (1,), ("findall", 4): (1,),
-         ("forall", 2): (0, 1), ("bagof", 3): (1,), ("setof", 3): (1,),
-         ("aggregate_all", 3): (1,), ("catch", 3): (0, 2), ("::", 2): (1,), (":", 2): (1,)}
-
 
 class CompileError(PicklableError, ValueError):
     """The program could not be compiled; ``str()`` is one line naming the clause."""
@@ -75,29 +68,6 @@ def _where(clause) -> str:
     loc = f"{clause.file}:{clause.line}" if clause.file else ""
     what = f"clause {clause.number} of {clause.pred.name}/{clause.pred.arity}"
     return f"{loc}: {what}" if loc else what
-
-
-def variant_key(t) -> tuple:
-    """A hashable key equal for two terms exactly when they are variants."""
-    out = []
-    names = {}
-    stack = [t]
-    while stack:
-        x = deref(stack.pop())
-        tx = type(x)
-        if tx is Var:
-            k = names.get(x)
-            if k is None:
-                k = names[x] = len(names)
-            out.append(("v", k))
-        elif tx is Struct:
-            out.append(("c", x.name, len(x.args)))
-            stack.extend(reversed(x.args))
-        elif tx is Atom:
-            out.append(("a", x.name))
-        else:
-            out.append((tx.__name__, x))
-    return tuple(out)
 
 
 @dataclass
@@ -145,7 +115,7 @@ class _Compiler:
         self.limit = max_nonterminals
         self.g = TabledGrammar()
         self.queue = deque()
-        self._stoch_cache: dict = {}
+        self.reach = StochasticReach(program.db)
 
     # ---- nonterminals ------------------------------------------------------------------
 
@@ -325,6 +295,10 @@ class _Compiler:
             if (name, len(args)) == (",", 2):
                 goals[0:0] = [(args[0], cl), (args[1], cl)]
                 continue
+            if (name, len(args)) == ("$tbl_call", 2):
+                # a tabled predicate (:- table): its clauses are the productions
+                goals[0:0] = [(args[1], cl)]
+                continue
             if g is Atom("true"):
                 continue
             target = g
@@ -350,13 +324,13 @@ class _Compiler:
                 kids.append((self.nt(cont, "choice", ctx), cont))
                 return kids
             if pred is not None and pred.kind == USER and not pred.builtin \
-                    and self._stochastic(pred) and target is g:
+                    and self.reach.stochastic(pred) and target is g:
                 body = self._unfold(g, pred, cl)
                 if body is None:
                     return None
                 goals[0:0] = body
                 continue
-            if self._hides_stochastic(g):
+            if self.reach.hides_stochastic(g):
                 raise NotInFragment(f"{_show(g)}: stochastic goals inside a control "
                                     f"construct or meta-call", cl)
             if not self._det(g, cl):
@@ -408,43 +382,6 @@ class _Compiler:
             raise NotInFragment(f"{_show(g)} has more than one solution: a plain goal "
                                 f"must be deterministic", cl)
         return unify(g, sols[0], self.trail)
-
-    # ---- static analysis ---------------------------------------------------------------
-
-    def _stochastic(self, pred) -> bool:
-        """Does pred reach a stochastic goal (labelled clauses or stochastic builtins)?"""
-        key = (pred.name, pred.arity)
-        hit = self._stoch_cache.get(key)
-        if hit is not None:
-            return hit
-        if pred.kind in (STOCH, SBUILTIN):
-            self._stoch_cache[key] = True
-            return True
-        self._stoch_cache[key] = False      # provisional, for recursion
-        res = any(self._hides_stochastic(c.body) for c in pred.clauses if c.body is not None)
-        self._stoch_cache[key] = res
-        return res
-
-    def _hides_stochastic(self, body) -> bool:
-        stack = [body]
-        while stack:
-            g = deref(stack.pop())
-            if type(g) is Atom:
-                name, args = g.name, ()
-            elif type(g) is Struct:
-                name, args = g.name, g.args
-            else:
-                continue
-            meta = _META.get((name, len(args)))
-            if meta is not None:
-                stack.extend(args[k] for k in meta)
-                continue
-            pred = self.db.lookup(name, len(args))
-            if pred is not None and not pred.builtin and self._stochastic(pred):
-                return True
-            if pred is not None and pred.kind in (STOCH, SBUILTIN):
-                return True
-        return False
 
     @staticmethod
     def _has_cut(body) -> bool:

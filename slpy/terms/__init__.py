@@ -11,6 +11,7 @@ processes).
     text.py      the text of single tokens (quoted atoms, floats, variable names)
     writer.py    terms as text (write, writeq, print, write_canonical)
     messages.py  the one-line message of an error ball
+    rational.py  rational numbers (1r3), Fractions that stay integers when integral
 
 Import names from the module that defines them (``from slpy.terms.term import Var``).
 """

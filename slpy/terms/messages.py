@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .writer import term_to_text
 from .term import Atom, Struct, Var, NIL, atom, deref, list_items
+from .rational import Rational
 
 __all__ = ["describe_error"]
 
@@ -20,6 +21,8 @@ def _kind(t) -> str:
         return "an integer"
     if type(t) is float:
         return "a float"
+    if type(t) is Rational:
+        return "a rational"
     if type(t) is Atom:
         return "an atom"
     if type(t) is str:

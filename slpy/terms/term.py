@@ -20,6 +20,7 @@ import math
 import sys
 
 from ..errors import PicklableError
+from .rational import Rational
 
 __all__ = [
     "Var", "Atom", "Struct", "atom", "deref", "PrologError", "NIL", "TRUE", "FAIL",
@@ -146,7 +147,7 @@ def _ord_class(t):
     tt = type(t)
     if tt is Var:
         return 0
-    if tt is int or tt is float:
+    if tt is int or tt is float or tt is Rational:
         return 1
     if tt is Atom:
         return 3

@@ -21,6 +21,7 @@ import sys
 from .errors import domain_error, instantiation_error, type_error
 from .ops import OpTable
 from .term import NIL, TRUE, Atom, Struct, Var, atom, deref, list_items
+from .rational import Rational
 from .text import (PUNCT, atom_text, format_float, is_alnum, is_symbol, is_var_name,
                    quote_text, var_letter_name)
 
@@ -266,6 +267,8 @@ class _Writer:
                 return t >= 0
             if tt is float:
                 return math.copysign(1.0, t) > 0 or t != t
+            if tt is Rational:
+                return t > 0
             if tt is not Struct or t.name in (".", "{}", "$VAR"):
                 return False
             n = len(t.args)

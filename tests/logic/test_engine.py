@@ -145,7 +145,7 @@ def test_consult_only_prolog_files(tmp_path):
 def test_answers_print_as_writeq(prog):
     b = prog.once("X = f('A b', [1,2|T], \"s\", 'it''s', -(1), 1-2)")
     assert str(b["X"]) == "f('A b',[1,2|_G" + str(b["X"]).split("|_G")[1].split("]")[0] + \
-        "],[115],'it\\'s',-(1),1-2)"
+        "],\"s\",'it\\'s',-(1),1-2)"
 
 
 def test_memory_limit():

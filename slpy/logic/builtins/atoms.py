@@ -9,6 +9,7 @@ share the text helpers here, are in strings.py.
 from __future__ import annotations
 
 from ...terms.term import Atom, Var, NIL, DOT, atom
+from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error,
                              representation_error)
@@ -112,7 +113,7 @@ def text_of(t, what: str = "atomic", nil: str = "") -> str:
         return nil if t is NIL else t.name
     if tt is str:
         return t
-    if tt is int:
+    if tt is int or tt is Rational:
         return str(t)
     if tt is float:
         return float_text(t)

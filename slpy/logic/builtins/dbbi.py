@@ -161,22 +161,28 @@ def retractall(eng, h):
     return True
 
 
-def _pi(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if not (type(t) is Struct and t.name == "/" and len(t.args) == 2):
-        raise type_error("predicate_indicator", t)
-    n, a = deref(t.args[0]), deref(t.args[1])
+def indicator_parts(name, arity):
+    """(name, arity) of the two halves of Name/Arity, with the ISO errors."""
+    n, a = deref(name), deref(arity)
     if type(n) is Var or type(a) is Var:
         raise instantiation_error()
     if type(n) is not Atom:
         raise type_error("atom", n)
     if type(a) is not int:
         raise type_error("integer", a)
+    return n.name, a
+
+
+def _pi(t):
+    t = deref(t)
+    if type(t) is Var:
+        raise instantiation_error()
+    if not (type(t) is Struct and t.name == "/" and len(t.args) == 2):
+        raise type_error("predicate_indicator", t)
+    name, a = indicator_parts(*t.args)
     if a < 0:
         raise domain_error("not_less_than_zero", a)
-    return n.name, a
+    return name, a
 
 
 @det("abolish", 1)

@@ -224,19 +224,28 @@ _SINKS = {("atom", 1), ("string", 1), ("codes", 1), ("codes", 2), ("chars", 1),
           ("chars", 2)}
 
 
+def is_sink(s) -> bool:
+    """Is s (dereferenced) a text sink: atom(A), string(S), codes(Cs[, T]), chars(Cs[, T])?"""
+    return type(s) is Struct and (s.name, len(s.args)) in _SINKS
+
+
+def unify_sink(eng, s, text: str) -> bool:
+    """Unify the sink s with text (format/3, with_output_to/2)."""
+    kind = s.name
+    if kind == "atom":
+        return eng.unify(s.args[0], atom(text))
+    if kind == "string":
+        return eng.unify(s.args[0], text)
+    items = [ord(ch) for ch in text] if kind == "codes" else [atom(ch) for ch in text]
+    tail = s.args[1] if len(s.args) == 2 else NIL
+    return eng.unify(s.args[0], mklist(items, tail))
+
+
 @det("format", 3)
 def bi_format3(eng, sink, fmt, args):
     s = deref(sink)
-    if type(s) is Struct and (s.name, len(s.args)) in _SINKS:
-        text = _format(eng, None, fmt, args)
-        kind = s.name
-        if kind == "atom":
-            return eng.unify(s.args[0], atom(text))
-        if kind == "string":
-            return eng.unify(s.args[0], text)
-        items = [ord(ch) for ch in text] if kind == "codes" else [atom(ch) for ch in text]
-        tail = s.args[1] if len(s.args) == 2 else NIL
-        return eng.unify(s.args[0], mklist(items, tail))
+    if is_sink(s):
+        return unify_sink(eng, s, _format(eng, None, fmt, args))
     out = _writer(eng, s)
     out(_format(eng, s, fmt, args))
     return True

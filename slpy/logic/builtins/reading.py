@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...lang.syntax_errors import SlpSyntaxError
 from ...lang.reader import parse_number, read_term_from_text
 from ...terms.term import NIL, Atom, Struct, Var, atom, deref, list_items, mklist
+from ...terms.rational import Rational
 from ...terms.errors import instantiation_error, representation_error, type_error
 from ...terms.writer import term_to_text
 from . import det
@@ -27,7 +28,7 @@ def number_text(x) -> str:
 
 
 def _is_number(t) -> bool:
-    return type(t) is int or type(t) is float
+    return type(t) is int or type(t) is float or type(t) is Rational
 
 
 # -- lists of codes / chars -------------------------------------------------------------
@@ -69,7 +70,8 @@ def _number_from(eng, N, L, codes: bool) -> bool:
         if not _is_number(n):
             raise type_error("number", n)
         return eng.unify(L, _as_list(number_text(n), codes))
-    text = _text_of_list(lst, codes)
+    # SWI-Prolog reads a string too: number_codes(N, "12")
+    text = lst if type(lst) is str else _text_of_list(lst, codes)
     if type(n) is not Var and not _is_number(n):
         raise type_error("number", n)
     if text is not None:

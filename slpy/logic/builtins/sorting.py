@@ -12,6 +12,7 @@ from functools import cmp_to_key
 from operator import attrgetter
 
 from ...terms.term import Atom, Struct, Var, NIL, PrologError, atom, compare
+from ...terms.rational import Rational
 from ...terms.errors import instantiation_error, type_error, domain_error
 from . import det
 from ...terms.term import deref as _deref
@@ -29,7 +30,7 @@ def atomic_key(t):
     every other number; then atoms by name, then strings.
     """
     tt = type(t)
-    if tt is int:
+    if tt is int or tt is Rational:
         return (1, 1, t, 1, 0.0)
     if tt is float:
         if t != t:

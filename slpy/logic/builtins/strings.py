@@ -1,17 +1,28 @@
 """SWI-Prolog's text predicates: strings (string_*, sub_string, split_string), case
-conversion (upcase_atom, ...) and atomic_list_concat.
+conversion (upcase_atom, ...), atomic_list_concat, the conversions between terms,
+numbers and text (text_concat, number_string, term_string) and with_output_to/2.
+A string is a Python ``str``; double-quoted text reads as one (flag double_quotes,
+default string, as in SWI-Prolog 7).
 
 They accept any atomic text, and code or char lists where SWI does.
 """
 from __future__ import annotations
 
 from ...terms.term import Atom, Struct, Var, NIL, atom, deref as _deref
+from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error)
 from . import det, nondet
 from .atoms import (atomic_text, chars_list, codes_list, concat_text, float_text, list_text,
                     opt_text, sub_text, text_of)
 from .typecheck import skip_list, build_list
+from .output import is_sink, unify_sink
+from ..coroutining import StartCoroutining
+from .reading import number_text
+from ...terms.errors import syntax_error
+from ...terms.writer import term_to_text
+from ...lang.syntax_errors import SlpSyntaxError
+from ...lang.reader import parse_number, read_term_from_text
 
 
 # -- case conversion -----------------------------------------------------------------
@@ -196,7 +207,7 @@ def _join_parts(lst):
             out.append(x.name)
         elif tx is str:
             out.append(x)
-        elif tx is int:
+        elif tx is int or tx is Rational:
             out.append(str(x))
         elif tx is float:
             out.append(float_text(x))
@@ -228,4 +239,71 @@ def bi_atomic_list_concat3(eng, lst, sep, result):
     if not sp:
         raise domain_error("non_empty_atom", _deref(sep))
     return eng.unify(lst, build_list([atom(p) for p in atomic_text(r).split(sp)]))
+
+
+# -- terms and numbers as text, output as text --------------------------------------
+
+
+@nondet("text_concat", 3)
+def bi_text_concat(eng, a, b, c):
+    """text_concat(?T1, ?T2, ?T3): atom_concat/3 for any text; the result is a string
+    when an input is one, else an atom."""
+    da, db, dc = _deref(a), _deref(b), _deref(c)
+    as_string = str in (type(da), type(db), type(dc))
+    yield from concat_text(eng, da, db, dc, opt_text, str if as_string else atom)
+
+
+@det("number_string", 2)
+def bi_number_string(eng, n, s):
+    """number_string(?N, ?S): S is the text of the number N; reading S, layout
+    before and after the number is allowed."""
+    st = _deref(s)
+    if type(st) is Var:
+        num = _deref(n)
+        if type(num) is Var:
+            raise instantiation_error()
+        if type(num) not in (int, float):
+            raise type_error("number", num)
+        return eng.unify(s, number_text(num))
+    text = text_of(st, "string").strip()
+    try:
+        value = parse_number(text)
+    except SlpSyntaxError:
+        raise syntax_error("illegal_number") from None
+    return eng.unify(n, value)
+
+
+def _term_string(eng, s, t):
+    st = _deref(s)
+    if type(st) is not Var:
+        term, _ = read_term_from_text(text_of(st, "string"), eng.ops, eng.flags)
+        return eng.unify(t, term)
+    return eng.unify(s, term_to_text(t, quoted=True, ops=eng.ops, numbervars=True))
+
+
+@det("term_string", 2)
+def bi_term_string(eng, s, t):
+    """term_string(?S, ?T): S is T written quoted; or T is read from S."""
+    return _term_string(eng, s, t)
+
+
+@det("term_string", 3)
+def bi_term_string3(eng, s, t, _options):
+    return _term_string(eng, s, t)
+
+
+@det("with_output_to", 2)
+def bi_with_output_to(eng, sink, goal):
+    """with_output_to(+Sink, :Goal): run Goal once, collecting what it writes in Sink:
+    atom(A), string(S), codes(Cs), codes(Cs, Tail), chars(Cs) or chars(Cs, Tail)."""
+    k = _deref(sink)
+    if type(k) is Var:
+        raise instantiation_error()
+    if not is_sink(k):
+        raise domain_error("output_sink", k)
+    text = eng.call_capture(goal)
+    ok = text is not None and unify_sink(eng, k, text)
+    if ok and eng.started_inside:      # the goal suspended the query's first goal
+        raise StartCoroutining()
+    return ok
 

@@ -17,6 +17,7 @@ from ...terms.errors import (type_error, domain_error, instantiation_error,
                              permission_error, existence_error)
 from ..engine import check_partial_list
 from ..kinds import Halt
+from ..autoload import library_name
 
 
 # -- operators -------------------------------------------------------------------------
@@ -151,6 +152,9 @@ def _consult(eng, t):
     for f in files:
         name = _file_name(f)
         if name is None:
+            lib = library_name(f)
+            if lib is not None:
+                eng.program.load_library(lib)
             continue
         base = eng.program._loading_file
         if base and not os.path.isabs(name) and base != "<string>":
@@ -179,6 +183,21 @@ def use_module(eng, t):
 @det("use_module", 2)
 def use_module2(eng, t, _imports):
     return _consult(eng, t)
+
+
+@det("module", 2)
+def module2(eng, name, exports):
+    """`:- module(Name, Exports).` at the top of a file: accepted (slpy has one
+    name space), its arguments checked."""
+    n = deref(name)
+    if type(n) is Var:
+        raise instantiation_error()
+    if type(n) is not Atom:
+        raise type_error("atom", n)
+    _, tail = list_items(exports)
+    if tail is not NIL:
+        raise type_error("list", deref(exports))
+    return True
 
 
 # -- global variables, statistics, halt ----------------------------------------------------

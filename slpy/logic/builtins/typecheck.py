@@ -11,6 +11,7 @@ import gc
 
 from ...terms.term import Atom, Struct, Var, NIL, DOT
 from ...terms.walk import is_ground
+from ...terms.rational import Rational
 from ...terms.errors import (type_error, instantiation_error, resource_error)
 from . import det
 
@@ -244,7 +245,7 @@ def bi_atom(eng, x):
 @det("number", 1)
 def bi_number(eng, x):
     t = type(_deref(x))
-    return t is int or t is float
+    return t is int or t is float or t is Rational
 
 
 @det("integer", 1)
