@@ -236,21 +236,6 @@ def default_query(program, path) -> str | None:
     return f"{name}({', '.join(var_letter_name(i) for i in range(pred.arity))})"
 
 
-def _fresh_names(*terms) -> dict:
-    from .terms.term import Var, Struct, deref
-    from .terms.text import var_letter_name
-    names = {}
-    stack = list(reversed(terms))
-    while stack:
-        x = deref(stack.pop())
-        if type(x) is Var:
-            if x not in names:
-                names[x] = "_" + var_letter_name(len(names))
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    return names
-
-
 @main.command()
 @click.argument("prior", type=click.Path(exists=True, dir_okay=False))
 @click.option("--query", default=None, metavar="GOAL",
@@ -278,7 +263,8 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .lang.syntax_errors import SlpSyntaxError
     from .terms.writer import term_to_text
     from .repl import format_error
-    from .repl_commands import sample_once, proof_json
+    from .logic.proof_text import fresh_var_names, proof_json
+    from .repl_commands import sample_once
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
     _attach_data(p, data, target, missing, [prior], categorical)
@@ -321,7 +307,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
                 out.write("false\n")
             continue
         inst, logp, plog, values = r
-        names = _fresh_names(inst)
+        names = fresh_var_names(inst)
         text = term_to_text(inst, quoted=True, ops=p.ops, var_names=names)
         if fmt == "text":
             trees = _model_trees(p, values, varnames) if data else []
