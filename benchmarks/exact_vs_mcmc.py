@@ -57,7 +57,7 @@ from benchmarks.lib.runs import chain_models, read_predictions, read_trace, slpy
 def cases(cfg, out: Path):
     """[(name, label, prior, params, csv path, iterations, seeds)]."""
     from slpy.data.dataset import load_csv
-    from slpy.pcfg.bucket import bucket_dataset
+    from slpy.data.bucket import bucket_dataset
     res = []
     if cfg.quick:
         res.append(("kyphosis_growtree10", "kyphosis, GROWTREE (alpha 0.95, beta 1, "

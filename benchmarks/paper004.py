@@ -13,7 +13,7 @@ benchmarks/out/ (git-ignored). --quick never touches docs/.
 Protocol (paper 004, section 6.1, and what it leaves open):
 
 - Preprocessing: every feature with more than 10 distinct values is bucketed to 10
-  values (slpy.pcfg.bucket, equal-width bins, the method that reproduces the paper's
+  values (slpy.data.bucket, equal-width bins, the method that reproduces the paper's
   7-node Iris tree). The paper buckets the data set before cross-validation; so do we
   by default (bucketing uses X only). ``--bucket-scope fold`` fits it on each
   training fold instead. All methods, CART and RF included, see the bucketed data.
@@ -142,7 +142,7 @@ def run_fold(train, test, raw_train, raw_test, cfg, max_depth, seed):
 
 def run_dataset(name, cfg, log):
     from sklearn.model_selection import KFold
-    from slpy.pcfg.bucket import Bucketer
+    from slpy.data.bucket import Bucketer
     max_depth = cfg.xor_max_depth if name == "xor" else None
     rows = []
     t0 = time.perf_counter()

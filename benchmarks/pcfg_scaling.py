@@ -40,7 +40,7 @@ CASES = ["iris", "caesarian", "xor200", "xor1000", "xor5000", "kyphosis"]
 def make(case):
     """(train, test rows, grammar factory) of a case."""
     from slpy.data.dataset import load_csv
-    from slpy.pcfg.bucket import bucket_dataset
+    from slpy.data.bucket import bucket_dataset
     from slpy.pcfg.grammar import phi_grammar, growtree_grammar
     if case.startswith("xor"):
         n = int(case[3:])

@@ -22,6 +22,7 @@ def _load_shipped_plugins():
     from .pcfg import builtins as _pcfg          # noqa: F401  phi_split/4, ...
     from .bn import builtins as _bn, family as _bn_family  # noqa: F401  bn_variables/1, ...
     from .trees import family as _tree_family    # noqa: F401
+    from .pcfg import exact_move as _exact_move  # noqa: F401  the tree family's exact move
 
 
 _plugins.add_loader(_load_shipped_plugins)

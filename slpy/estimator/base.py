@@ -166,7 +166,7 @@ class BayesianTreeBase(BaseEstimator):
     def _fit_posterior(self, train, dirichlet_alpha: float | None = None) -> dict:
         """The learnt attributes of the posterior over trees given the Dataset
         ``train`` (the caller sets them all at once, so a failed fit changes none)."""
-        from ..pcfg.bucket import Bucketer
+        from ..data.bucket import Bucketer
         if self.bucket is not None:
             train = Bucketer(int(self.bucket)).fit(train.X, train.categorical) \
                 .transform_dataset(train)

@@ -25,7 +25,7 @@ heat * (log L(T') - log L(T)). Kinds of move (``--proposal`` names):
     exact[:H]         an exact block (Gibbs) move for priors in the PCFG back end's
                       tree fragment: redraw the subtree below a node from its exact
                       conditional posterior, among subtrees of depth <= H (default 2)
-                      (slpy.trees.exact_move: a move the tree family registers)
+                      (slpy.pcfg.exact_move: a move the PCFG back end registers)
     parents           networks: redraw one node's parent set from its exact conditional
                       (slpy.bn.moves: a move the network family registers)
 

@@ -8,7 +8,9 @@
     tabled      the generic tabled compiler (any SLP in the fragment) -> TabledGrammar
     hypergraph  TabledPosterior: the same questions for a TabledGrammar, in Python
     compile     compile_exact: recognise a tree prior (checked) or compile generically
-    bucket      bucketing features to at most K values (paper 004)
+    block       exact conditionals of a bounded subtree (numba kernels in _block)
+    exact_move  the MCMC's exact block move for GROWTREE priors, built on block (a
+                move it registers for the tree family)
     builtins    phi_stop_prob/4 and phi_split/4, the builtins of priors/phi.slp
     cli         the `slpy exact` command
 
@@ -23,7 +25,7 @@ _NAMES = {
     "TreeGrammar": "grammar", "growtree_grammar": "grammar", "phi_grammar": "grammar",
     "TreePosterior": "inside", "compile_slp": "tabled", "NotInFragment": "tabled",
     "CompileError": "tabled", "TabledPosterior": "hypergraph", "compile_exact": "compile",
-    "ExactModel": "compile", "Bucketer": "bucket", "bucket_dataset": "bucket",
+    "ExactModel": "compile",
 }
 
 __all__ = sorted(_NAMES)

@@ -1,5 +1,5 @@
 """Exact conditionals of a bounded subtree: the PCFG back end's dynamic program on one
-node's rows, for the MCMC's exact block (Gibbs) move (slpy.trees.exact_move).
+node's rows, for the MCMC's exact block (Gibbs) move (slpy.pcfg.exact_move).
 
 Under GROWTREE (priors/growtree.slp) the subtree below a node depends only on the
 node's rows and depth, and the likelihood of the tree is a product over leaves. So

@@ -144,7 +144,7 @@ def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_
     from ..logic.kinds import Halt
     from .compile import compile_exact, CompileError
     from .grammar import GrammarTooLarge
-    from .bucket import Bucketer
+    from ..data.bucket import Bucketer
     from ..runs import RunDir, RunDirError
     if test_path is not None and data is None:
         raise click.UsageError("--test needs --data")

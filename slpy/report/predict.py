@@ -76,7 +76,7 @@ def load_run_data(run) -> RunData:
                              categorical=cfg.get("categorical") or ())
             test = None
             if cfg.get("bucket"):
-                from ..pcfg.bucket import Bucketer
+                from ..data.bucket import Bucketer
                 bucketer = Bucketer(cfg["bucket"], cfg.get("bucket_method") or "uniform")
                 train = bucketer.fit(train.X, train.categorical).transform_dataset(train)
             alpha = cfg.get("dirichlet_alpha", 1.0)

@@ -3,15 +3,21 @@
 A model term is a tree of ``node(Feature, Threshold, Left, Right)`` and
 ``leaf(Rows)``; its score is the likelihood plugin's (slpy.trees.likelihood) product
 over the leaves, its key the structure (slpy.trees.term.canonical), and it is traced
-by its number of leaves and its depth. The exact block move of GROWTREE priors
-(slpy.trees.exact_move) is this family's contribution to the moves.
+by its number of leaves and its depth. The exact block move of GROWTREE priors is
+the PCFG back end's contribution to this family's moves (slpy.pcfg.exact_move).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..data import dataset_hash, load_csv, train_test_split
+from ..data.bucket import Bucketer
+from ..errors import RunError
 from ..family import ModelFamily, Scorer, holdout_rng, register
-from ..terms.term import Struct, Var, deref
+from ..terms.term import Atom, Struct, Var, deref
+from ..terms.writer import term_to_text
+from .greedy import greedy_tree
+from .likelihood import make_likelihood
 from .model import Tree
 from .term import canonical, leaves_and_depth, shape
 
@@ -62,8 +68,6 @@ def _open_leaves(term):
 def _not_a_tree(term):
     """The first part of term that is not a node/4 with an atom and a test (a number,
     in(Levels), na(Side, Test)) or a leaf (leaf or leaf(Rows)), or None."""
-    from ..terms.term import Atom, Struct, deref
-    from ..terms.writer import term_to_text
     stack = [term]
     while stack:
         t = deref(stack.pop())
@@ -82,8 +86,6 @@ def _not_a_tree(term):
 def load_data(cfg, with_bucketer=False):
     """(train, test) as a run with settings `cfg` sees them; with_bucketer: (train,
     test, bucketer or None), the bucketer to apply to new rows."""
-    from ..data import load_csv, train_test_split
-    from ..errors import RunError
     regression = cfg.get("likelihood") == "normal"
     target = cfg.get("target", cfg.get("class_col"))   # class_col: runs before --target
     missing = cfg.get("missing", "drop")
@@ -105,7 +107,6 @@ def load_data(cfg, with_bucketer=False):
     bucketer = None
     if cfg.get("bucket"):
         # fitted on the training rows only, as the exact back end and the estimators do
-        from ..pcfg.bucket import Bucketer
         bucketer = Bucketer(int(cfg["bucket"]), cfg.get("bucket_method") or "uniform")
         train = bucketer.fit(train.X, train.categorical).transform_dataset(train)
         if test is not None:
@@ -123,7 +124,6 @@ class TreeFamily(ModelFamily):
         return load_data(cfg)
 
     def data_hash(self, train) -> str:
-        from ..data import dataset_hash
         return dataset_hash(train)
 
     def dropped_rows(self, cfg, train, test) -> dict:
@@ -134,7 +134,6 @@ class TreeFamily(ModelFamily):
         return counts
 
     def bind(self, program, train, cfg) -> TreeScorer:
-        from .likelihood import make_likelihood
         program.attach_data(train)
         name = cfg.get("likelihood") or ("normal" if train.task == "regression"
                                          else "dirichlet")
@@ -145,7 +144,6 @@ class TreeFamily(ModelFamily):
     def initial_term(self, cfg, scorer, train):
         if (cfg.get("init") or "prior") != "greedy":
             return None
-        from .greedy import greedy_tree
         return greedy_tree(scorer.rowsets, train,
                            min_leaf=int(cfg.get("params", {}).get("min_leaf", 5)))
 
@@ -169,15 +167,3 @@ class TreeFamily(ModelFamily):
 
 TREES = register(TreeFamily())
 
-
-def _register_exact_move():
-    from ..mcmc.moves import FamilyMove, register_move
-    from . import exact_move as em
-
-    def warm():
-        from ..pcfg.block import compile_in_background
-        compile_in_background()      # while the data and the program load
-    register_move(FamilyMove("exact", em.parse_depth, em.exact_applies, em.exact_move, warm))
-
-
-_register_exact_move()

@@ -210,7 +210,7 @@ def test_prior_parameters_reach_the_prior(kyphosis):
 
 def test_bucketing_keeps_raw_rows_routed_alike():
     from sklearn.datasets import load_iris
-    from slpy.pcfg.bucket import Bucketer
+    from slpy.data.bucket import Bucketer
     X, y = load_iris(return_X_y=True)
     est = BayesianTreeClassifier(method="exact", bucket=5, random_state=0).fit(X, y)
     Xb = Bucketer(5).fit(X).transform(X)

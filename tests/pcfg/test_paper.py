@@ -9,7 +9,7 @@ import pytest
 
 from slpy.data.dataset import Dataset, load_csv
 from slpy.data.rowsets import RowSets
-from slpy.pcfg.bucket import bucket_dataset, Bucketer
+from slpy.data.bucket import bucket_dataset, Bucketer
 from slpy.pcfg.grammar import phi_grammar, growtree_grammar
 from slpy.pcfg.inside import TreePosterior
 from slpy.trees.likelihood import DirichletLikelihood

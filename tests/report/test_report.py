@@ -164,7 +164,7 @@ def test_predict_reproduces_the_runs_predictions(bcw, tmp_path):
 
 def test_bucketed_run_predicts_new_rows_through_the_same_buckets(tmp_path):
     from slpy.data import dataset_hash, load_csv
-    from slpy.pcfg.bucket import Bucketer
+    from slpy.data.bucket import Bucketer
     train, test = split_csv(ROOT / "examples" / "data" / "iris.csv", tmp_path, 7)
     run = tmp_path / "run"
     ok("run", PRIOR, "--data", train, "--test", test, "--bucket", 4, "-n", 800,

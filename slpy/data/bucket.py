@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.dataset import Dataset
+from .dataset import Dataset
 
 __all__ = ["Bucketer", "bucket_dataset"]
 

@@ -21,13 +21,20 @@ depth <= H:
 Each move checks that the proof's recorded probability of the new subtree equals the
 grammar's, so a program that only looks like GROWTREE stops with an error rather than
 sampling the wrong posterior.
+
+The move is the PCFG back end's contribution to the tree family's moves: importing
+this module registers it (``--proposal exact[:H]``).
 """
 from __future__ import annotations
 
 import math
 
 from ..logic.db import STOCH
+from ..mcmc.moves import FamilyMove, Move, register_move
 from ..terms.term import Struct, deref
+from ..trees.family import TreeScorer
+from ..trees.likelihood import DirichletLikelihood
+from .block import GrowtreeBlock, compile_in_background
 
 __all__ = ["exact_move", "exact_applies", "parse_depth", "ExactMoveError", "DEFAULT_DEPTH"]
 
@@ -88,9 +95,7 @@ def _rows_of(node) -> int:
 def _setting(model):
     """(GROWTREE parameters, (tree predicate, leaf clause, node clause)) of a model the
     exact move applies to; ExactMoveError saying why not otherwise."""
-    from ..pcfg.compile import detect_family
-    from .family import TreeScorer
-    from .likelihood import DirichletLikelihood
+    from .compile import detect_family    # the grammar modules: when first asked
     scorer = model.scorer
     fam = detect_family(model.program) if isinstance(scorer, TreeScorer) and \
         scorer.rowsets is not None else None
@@ -119,8 +124,6 @@ def exact_applies(model) -> bool:
 
 
 def exact_move(model, name: str = "exact"):
-    from ..pcfg.block import GrowtreeBlock
-    from ..mcmc.moves import Move
     h_max = parse_depth(name)
     params, (pred, leaf_clause, node_clause) = _setting(model)
     lik = model.scorer.likelihood
@@ -216,3 +219,8 @@ def exact_move(model, name: str = "exact"):
         return new, (log_reuse + math.log(len(E)) - math.log(n_new)
                      - heat * (new.log_lik - state.log_lik))
     return Move(name, propose)
+
+
+# warm: compile the block's kernels while the data and the program load
+register_move(FamilyMove("exact", parse_depth, exact_applies, exact_move,
+                         compile_in_background))
