@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import fitting
+from . import fitting, io as _io
 
 
 # ---- predicates of the parameter table ----------------------------------------------------
@@ -294,14 +294,12 @@ class BayesianTreeBase(BaseEstimator):
     def save(self, path) -> None:
         """Write the fitted model to ``path`` as JSON (format slpy-estimator/1,
         docs/python.md); :func:`slpy.estimator.load` reads it back."""
-        from .io import save
-        save(self, path)
+        _io.save(self, path)
 
     @classmethod
     def load(cls, path):
         """Read a model written by :meth:`save` (it must be of this class)."""
-        from .io import load
-        est = load(path)
+        est = _io.load(path)
         if not isinstance(est, cls):
             raise ValueError(f"{path}: holds a {type(est).__name__}, not a {cls.__name__}")
         return est

@@ -8,8 +8,10 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .base import BayesianTreeBase, _SHARED, _choice, _real
 from .interpret import ClassifierInterpretMixin
+from .io import loadable
 
 
+@loadable
 class BayesianTreeClassifier(ClassifierMixin, ClassifierInterpretMixin, BayesianTreeBase):
     """Bayesian classification trees under an SLP prior (GROWTREE by default).
 

@@ -14,24 +14,29 @@ from pathlib import Path
 
 import numpy as np
 
+from sklearn.utils.validation import check_is_fitted
+
+from .._version import __version__
+from ..data.dataset import Dataset
 from ..trees.model import Tree
 from .fitting import trace_arrays
 
 FORMAT = "slpy-estimator/1"
 
-__all__ = ["FORMAT", "save", "load", "to_dict", "from_dict"]
+__all__ = ["FORMAT", "save", "load", "to_dict", "from_dict", "loadable"]
+
+# the classes a file may name (its "estimator" field): name -> class
+_CLASSES: dict = {}
 
 
-def _classes():
-    from .classifier import BayesianTreeClassifier
-    from .regressor import BayesianTreeRegressor
-    return {c.__name__: c for c in (BayesianTreeClassifier, BayesianTreeRegressor)}
+def loadable(cls):
+    """Class decorator: :func:`load` makes estimators of this class (by its name)."""
+    _CLASSES[cls.__name__] = cls
+    return cls
 
 
 def to_dict(est) -> dict:
     """The JSON-ready dict of a fitted estimator."""
-    from sklearn.utils.validation import check_is_fitted
-    from .._version import __version__
     check_is_fitted(est)
     params = est.get_params(deep=False)
     params["prior"] = os.fspath(params["prior"])
@@ -94,10 +99,9 @@ def _numpy_scalar(o):
 
 def from_dict(d: dict, source: str = "<dict>"):
     """The estimator a :func:`to_dict` dict describes."""
-    from ..data.dataset import Dataset
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise ValueError(f"{source}: not an slpy estimator file (format {FORMAT})")
-    cls = _classes().get(d.get("estimator"))
+    cls = _CLASSES.get(d.get("estimator"))
     if cls is None:
         raise ValueError(f"{source}: unknown estimator {d.get('estimator')!r}")
     try:

@@ -8,8 +8,10 @@ from sklearn.base import RegressorMixin
 from ..trees.model import Leaf
 from .base import BayesianTreeBase, _SHARED, _choice
 from .interpret import RegressorInterpretMixin
+from .io import loadable
 
 
+@loadable
 class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTreeBase):
     """Bayesian regression trees under an SLP prior (GROWTREE by default).
 
