@@ -101,6 +101,13 @@ class ModelFamily:
         Visit; `models`: key -> describe() for the keys it has."""
         return None
 
+    def predict_run(self, run, test_csv, data_path):
+        """`slpy predict` of a run of this family (a slpy.report.rundir.Run) on the
+        rows of the CSV file test_csv, the training data read again from data_path:
+        (probabilities [rows, classes], the classes, the rows' true classes or None).
+        A family that does not override it is not one `slpy predict` knows."""
+        raise NotImplementedError
+
     def summary(self, merged: dict, kept: int) -> tuple:
         """(extra summary.json entries, extra summary lines) from the merged visits
         (key -> {"count", "log_lik", stats...}); e.g. edge marginals."""

@@ -21,17 +21,7 @@ from pathlib import Path
 
 SLPY = Path(__file__).resolve().parents[1] / "slpy"
 
-KNOWN_CYCLES = {
-    # what is left of bn-mcmc-pcfg-report-trees once mcmc stopped importing report
-    frozenset({"slpy.pcfg", "slpy.trees"}),
-    frozenset({"slpy.bn", "slpy.report"}),
-    frozenset({"slpy.estimator.base", "slpy.estimator.classifier", "slpy.estimator.io",
-               "slpy.estimator.regressor"}),
-    frozenset({"slpy.trees.exact_move", "slpy.trees.family"}),
-    frozenset({"slpy.bn.family", "slpy.bn.moves", "slpy.bn.predict", "slpy.bn.report",
-               "slpy.report.compare", "slpy.report.generic", "slpy.report.page",
-               "slpy.report.predict"}),
-}
+KNOWN_CYCLES: set = set()
 
 KNOWN_LONG = {"slpy/cli.py", "slpy/repl.py", "slpy/repl_commands.py"}
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 import itertools
 import math
 
+from ..mcmc.moves import Move
 from ..terms.term import Atom, Struct, deref
+from .dag import BNScorer
 
 __all__ = ["parents_move", "parents_applies", "check_name"]
 
@@ -51,7 +53,6 @@ def _states(node) -> list:
 
 
 def parents_applies(model) -> bool:
-    from .family import BNScorer
     pred = model.program.db.preds.get(("link", 3))
     if not isinstance(model.scorer, BNScorer) or pred is None or not pred.clauses:
         return False
@@ -60,7 +61,6 @@ def parents_applies(model) -> bool:
 
 
 def parents_move(model, name: str = "parents"):
-    from ..mcmc.moves import Move
     if not parents_applies(model):
         raise ValueError("the parents move needs a network prior whose pairs are "
                          "link(X, Y, Link) choices (priors/bn.slp)")

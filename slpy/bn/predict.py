@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from ..data.dataset import DataError, MISSING, _read_table
+from ..report import ReportError
+from .dag import parse_key
 from .data import DiscreteData
 from .score import family_counts, family_prior
 
-__all__ = ["Rows", "read_rows_like", "holdout_split", "predict_proba"]
+__all__ = ["Rows", "read_rows_like", "holdout_split", "predict_proba", "predict_run"]
 
 
 @dataclass(eq=False)
@@ -146,19 +148,17 @@ def predict_proba(train: DiscreteData, score: str, ess: float, dags, rows: Rows
     return total / max(weight, 1e-300)
 
 
-def predict_run(run, test_csv, data_path) -> tuple:
+def predict_run(family, run, test_csv, data_path) -> tuple:
     """`slpy predict` of a network run (slpy.report.rundir.Run) on the rows of
     test_csv: (probabilities [rows, the target's levels], Rows). The training data
     (at data_path, where the manifest recorded them) are read again as config.json
-    says and must hash as they did."""
-    from ..report import ReportError
-    from .family import BN, parse_key
+    says, by `family` (the network family), and must hash as they did."""
     cfg = dict(run.config, test=None, data=data_path)
     if not cfg.get("target"):
         raise ReportError(f"{run.path}: the run names no --target variable to predict "
                           f"(run it with --target VARIABLE)")
     try:
-        train, _ = BN.load_data(cfg)
+        train, _ = family.load_data(cfg)
         if train.hash() != cfg.get("data_hash"):
             raise ReportError(f"{run.path}: the training data changed since the run "
                               f"(their hash differs from config.json's)")

@@ -7,6 +7,11 @@ import math
 
 import numpy as np
 
+from ..report import md_table as _table
+from ..report.figures import _figure, _save
+from ..report.generic import top_models
+from .dag import DAG, parse_key
+
 __all__ = ["report_sections", "marginal_figure", "dag_figure"]
 
 
@@ -19,9 +24,6 @@ def _matrix(run, names):
 
 
 def report_sections(runs, out, top: int) -> list:
-    from .family import DAG, parse_key
-    from ..report.generic import top_models
-    from ..report.page import _table
     names = next((r.summary.get("variables") for r in runs if r.summary.get("variables")),
                  None)
     if names is None:
@@ -55,7 +57,6 @@ def report_sections(runs, out, top: int) -> list:
 
 
 def marginal_figure(m, names, path, title):
-    from ..report.figures import _figure, _save
     n = len(names)
     fig = _figure(1.5 + 0.55 * n, 1.2 + 0.5 * n)
     ax = fig.subplots()
@@ -78,7 +79,6 @@ def marginal_figure(m, names, path, title):
 def dag_figure(dag, path, title):
     """The DAG with its nodes on a circle (in the data's order) and arrows parent ->
     child."""
-    from ..report.figures import _figure, _save
     n = len(dag.names)
     angles = [math.pi / 2 - 2 * math.pi * i / n for i in range(n)]
     pos = [(math.cos(a), math.sin(a)) for a in angles]

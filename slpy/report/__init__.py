@@ -8,7 +8,10 @@
               seed side by side, class-probability differences between seeds, and
               the distance between MCMC estimates and the exact posterior
     figures   matplotlib figures (optional extra `slpy[plots]`, Agg backend)
+    sections  the sections every family's page has: runs, convergence, trajectories
     page      `slpy report`: the figures, .dot and text trees and report.md
+    generic   `slpy report` for the other model families, which add their own
+              sections (ModelFamily.report_sections); nothing here names a family
 
 The R-hat and ESS estimators themselves are in slpy.diagnostics. Nothing here
 imports matplotlib until a figure is drawn.

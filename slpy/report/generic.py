@@ -8,18 +8,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import ReportError
+from . import ReportError, md_table as _table
 from .compare import convergence
-from .page import (_convergence_section, _f, _runs_section, _table, _trace_section,
-                   _unique_labels)
 from .rundir import load_run
+from .sections import convergence_section, fmt, runs_section, trace_section, unique_labels
 
 __all__ = ["family_report"]
 
 
 def family_report(family, run_dirs, out=None, top: int = 5):
     runs = [load_run(d) for d in run_dirs]
-    _unique_labels(runs)
+    unique_labels(runs)
     out = Path(out) if out is not None else Path(run_dirs[0]) / "report"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -28,19 +27,19 @@ def family_report(family, run_dirs, out=None, top: int = 5):
     traces = (("log_lik", "log-likelihood"),) + tuple((k, k) for k in family.stats)
     conv = convergence(runs, traces)
     lines = ["# slpy report", "", f"Model family: {family.name}.", ""]
-    lines += _runs_section(runs) + [""]
-    conv_lines, warnings = _convergence_section(conv, traces)
+    lines += runs_section(runs) + [""]
+    conv_lines, warnings = convergence_section(conv, traces)
     if conv["runs"]:
         lines += conv_lines + [""]
-    lines += _trace_section(runs, traces, out)
+    lines += trace_section(runs, traces, out)
     table = top_models(runs, top)
     lines += ["## Most probable models", "",
               "Estimated posterior probability of the most visited models (by the runs' "
               "visit counts), run by run.", ""]
     head = ["model", "log-likelihood", *family.stats] + [r.label for r in runs]
-    lines += _table(head, [[f"M{k}", _f(m["log_lik"], ".3f"),
-                            *[_f(m.get(s), ".0f") for s in family.stats],
-                            *[_f(p) for p in m["probs"]]]
+    lines += _table(head, [[f"M{k}", fmt(m["log_lik"], ".3f"),
+                            *[fmt(m.get(s), ".0f") for s in family.stats],
+                            *[fmt(p) for p in m["probs"]]]
                            for k, m in enumerate(table, 1)])
     lines += [""] + [f"- M{k}: `{m['model']}`" for k, m in enumerate(table, 1)] + [""]
     lines += family.report_sections(runs, out, top)

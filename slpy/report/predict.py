@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..family import FamilyError, ModelFamily, get as get_family
 from . import ReportError
 
 __all__ = ["RunData", "load_run_data", "mcmc_predictive", "ExactPosterior", "exact_posterior", "read_rows",
@@ -239,6 +240,16 @@ def _target(config):
     return config.get("target") or config.get("class_col")   # class_col: older runs
 
 
+def _predicting_family(name):
+    """The registered model family `name` when it predicts runs (it overrides
+    ModelFamily.predict_run), else None."""
+    try:
+        fam = get_family(name)
+    except FamilyError:
+        return None
+    return None if type(fam).predict_run is ModelFamily.predict_run else fam
+
+
 def _fmt(x) -> str:
     return repr(round(float(x), 12))
 
@@ -251,18 +262,17 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
     from ..runs import accuracy_figures
     run = load_run(run_dir)
     family = run.config.get("family") or "tree"
-    if family not in ("tree", "bn"):
+    fam = None if family == "tree" else _predicting_family(family)
+    if fam is None and family != "tree":
         raise ReportError(f"{run_dir}: slpy predict knows trees and networks, not the "
                           f"model family {family}")
-    if exact and family == "bn":
+    if exact and family != "tree":
         raise ReportError(f"{run_dir}: --exact is for trees")
     columns, blocks = [], {}
-    if family == "bn":
-        from ..bn.predict import predict_run as bn_predict
-        p, rows = bn_predict(run, test_csv, _existing(run, run.config, "data",
-                                                      "training data"))
-        X, dropped, classify, classes, unseen = rows.codes, 0, True, rows.classes, {}
-        labels = None if rows.y is None else [rows.classes[k] for k in rows.y]
+    if fam is not None:
+        p, classes, labels = fam.predict_run(run, test_csv, _existing(
+            run, run.config, "data", "training data"))
+        X, dropped, classify, unseen = p, 0, True, {}
         columns += [f"p_{c}" for c in classes]
         blocks["MCMC"] = p
     else:

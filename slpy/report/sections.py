@@ -1,0 +1,98 @@
+"""Sections of `slpy report` that every model family's page has: the runs, the
+convergence of the traces, their trajectories (slpy.report.page for trees,
+slpy.report.generic for the other families)."""
+from __future__ import annotations
+
+from . import figures, md_table as _table
+from .compare import TRACES
+
+__all__ = ["fmt", "unique_labels", "runs_section", "convergence_section", "trace_section"]
+
+
+def unique_labels(runs) -> None:
+    labels = [r.label for r in runs]
+    for r in runs:
+        if labels.count(r.label) > 1:
+            r.name = f"{r.label} ({r.path.name})"
+    labels = [r.label for r in runs]
+    for k, r in enumerate(runs):
+        if labels.count(r.label) > 1:
+            r.name = f"{r.label} #{k + 1}"
+
+
+def fmt(x, spec=".4f") -> str:
+    return "" if x is None else format(x, spec)
+
+
+def runs_section(runs) -> list[str]:
+    rows = []
+    for r in runs:
+        c = r.config
+        if r.kind == "mcmc":
+            what = (f"{c.get('iterations')} it x {c.get('chains')} chain(s), "
+                    f"temper {c.get('temper')}, proposal {c.get('proposal')}"
+                    + (f", bucket {c.get('bucket')}" if c.get("bucket") else ""))
+            test = c.get("test") or (f"holdout {c.get('holdout')}" if c.get("holdout") else "")
+        else:
+            what = "exact (PCFG)" + (f", bucket {c.get('bucket')}" if c.get("bucket") else "")
+            test = c.get("test") or ""
+        rows.append([r.label, f"`{r.path}`", c.get("prior", ""), c.get("data", ""), what,
+                     test, (c.get("data_hash") or "")[:10]])
+    out = ["## Runs", ""] + _table(["run", "directory", "prior", "data", "sampler",
+                                    "test rows", "data hash"], rows)
+    if len({r.config.get("data_hash") for r in runs}) > 1:
+        out += ["", "**Note**: the runs were trained on different data (their data hashes "
+                    "differ), so they sample different posteriors: their differences are "
+                    "not only Monte Carlo error."]
+    return out
+
+
+def _conv_row(label, d, acc="", swaps="", traces=TRACES):
+    if d is None:
+        return [label, "1 chain"] + [""] * (2 * len(traces)) + [acc, swaps]
+    def rh(k):
+        v = d[k]["rhat"]
+        s = "inf" if v is None and k in d["rhat_warning"] else fmt(v, ".3f")
+        return f"**{s}**" if k in d["rhat_warning"] else s
+    return ([label, f"{d['chains']} x {d['draws']}"] + [rh(k) for k, _ in traces]
+            + [fmt(d[k]["ess_bulk"], ".0f") for k, _ in traces] + [acc, swaps])
+
+
+def convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
+    rows, warnings = [], []
+    for r in conv["runs"]:
+        acc = ", ".join(fmt(a, ".3f") for a in r["acceptance"])
+        swaps = ", ".join(f"{k}: {fmt(v, '.3f')}" for k, v in r["swap_rates"].items())
+        rows.append(_conv_row(r["run"], r["diagnostics"], acc, swaps, traces))
+        if r["diagnostics"] and r["diagnostics"]["rhat_warning"]:
+            warnings.append(f"{r['run']}: R-hat above 1.01 for "
+                            + ", ".join(r["diagnostics"]["rhat_warning"]))
+    if conv["pooled"] is not None:
+        rows.append(_conv_row("all runs pooled", conv["pooled"], traces=traces))
+        if conv["pooled"]["rhat_warning"]:
+            warnings.append("all runs pooled: R-hat above 1.01 for "
+                            + ", ".join(conv["pooled"]["rhat_warning"]))
+    head = ["run", "chains x draws"] + [f"R-hat {n}" for _, n in traces] + \
+        [f"ESS {n}" for _, n in traces] + ["acceptance per chain", "swap rates"]
+    lines = ["## Convergence", "",
+             "Rank-normalised split R-hat and bulk effective sample size (Vehtari et al. "
+             "2021, as ArviZ computes them) of each run's chains, and of the chains of all "
+             "runs pooled; chains are cut to the shortest. R-hat above 1.01 (bold) says "
+             "the chains disagree. Acceptance is over kept iterations.", ""]
+    lines += _table(head, rows)
+    if warnings:
+        lines += [""] + [f"**Warning**: {w}: the chains have not mixed." for w in warnings]
+    return lines, warnings
+
+
+def trace_section(runs, traces, out, of: str = "") -> list[str]:
+    """A trajectory figure per trace (figures.trace_figure) and its Markdown line;
+    `of`: what the traced integers are of (" of the tree")."""
+    lines = []
+    for key, name in traces:
+        f = f"trace_{key}.png"
+        figures.trace_figure(runs, key, name, out / f,
+                             "Log-likelihood trajectories" if key == "log_lik" else
+                             f"{name.capitalize()}{of}, by iteration")
+        lines += [f"![{name} trajectories]({f})", ""]
+    return lines
