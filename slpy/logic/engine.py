@@ -32,25 +32,29 @@ from ..terms.walk import copy_term
 from ..terms.errors import type_error, instantiation_error, existence_error
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
 from ..lang.clauses import convert_body
-from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENUM,
-                    CP_ENUMB, CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE,
-                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, CP_CLEANUP, OP_CALL, OP_CALLN, OP_CATCH,
+from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_DISABLED,
+                    CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE, CP_SOFT,
+                    CP_CLEANUP, CP_KIND, CP_MARK, CP_PLOG, CP_LOGP, CL_NEXT, CL_COUNT,
+                    CL_CLAUSES, CL_FRAME, GEN_ITER, GEN_NEXT, ALT_FRAME, FA_RESULTS,
+                    FA_TARGET, FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG,
+                    CATCH_RECOVERY, CATCH_NEXT, CATCH_PN, CH_WAY, OP_CALL, OP_CALLN, OP_CATCH,
                     OP_CATCH_EXIT, OP_CUT, OP_DISJ, OP_DONE, OP_FA_COLLECT, OP_FINDALL,
                     OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED, OP_ITE, OP_ITE_THEN,
                     OP_NOT, OP_NOT_SUCC, OP_SEXIT, OP_SOFT, OP_SOFT_THEN, PLAIN,
                     OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
                     P_CATCH_EXIT, P_DONE, P_FA_COLLECT, P_GUARDED_DYN, P_ITE_THEN,
-                    P_NOT_SUCC, P_SOFT_THEN, ROOT, FAIL_FRAME, _CTRL_TERM_NAMES,
+                    P_NOT_SUCC, P_SOFT_THEN, ROOT, FR_NEXT, FAIL_FRAME, _CTRL_TERM_NAMES,
                     LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
 from .sampling import Sampling
-from .replay import Replay
+from .replay import Regrow, LocalMove
+from .session import Session, Solution
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
 from .tabling import guarded_tabled
 from .arith_checks import DEADLINE
 
 
-class Engine(Sampling, Replay, Cleanup, Coroutining):
+class Engine(Sampling, Cleanup, Coroutining):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -84,18 +88,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         self.sb_target = None
         self.globals: dict = {}
         self.halted = None
-        # replay state
-        self.rp_cut = None
-        self.rp_fence = 0
-        self.rp_logfactor = 0.0
-        self.rp_cutnode = None
-        self.rp_linked = []
-        self.rp_local = False       # local moves (run_local): forced / reused / fresh
-        self.rp_forced = None
-        self.rp_prefixes = None
-        self.rp_strict = None
-        self.rp_forced_logp = 0.0
-        self.rp_nforced = 0
+        self.replay_run = None    # the replay.ReplayRun running, if any
         self.min_prob = 0.0
         self.program = None       # the Program this engine runs (set by the Program)
         # The one place plugins keep state for this program: plugin name -> the
@@ -168,6 +161,39 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         if pred is None:
             pred = self.db.get(name, arity)
         return (pred, args, nxt, cb, pn)
+
+    # -- sessions ------------------------------------------------------------------
+    def session(self, mode=PLAIN, rng=None, *, min_prob=0.0, record=False, replay=None):
+        """A context manager: the sampling fields (mode, generator, proof log, log
+        probability, min_prob, recording, replay run) set for one run and restored
+        after it (slpy.logic.session)."""
+        return Session(self, mode, rng, min_prob, record, replay)
+
+    def solutions(self, goal, mode=PLAIN, rng=None, *, min_prob=0.0, record=False):
+        """Yield a session.Solution (log probability, proof log) per answer of goal,
+        proved in a session of its own; bindings live in goal's variables."""
+        with self.session(mode, rng, min_prob=min_prob, record=record):
+            for _ in self.solve(goal):
+                yield Solution(self.logp, self.plog)
+
+    def run_replay(self, goal, tree, cut: tuple, rng):
+        """Regrow the proof `tree` of goal below the node at path `cut`: (proof tree,
+        log factor of the kept choices); ReplayReject when they cannot be kept
+        (slpy.logic.replay.Regrow)."""
+        return Regrow(cut).run(self, goal, tree, rng, cut == ())
+
+    def run_local(self, goal, tree, forced: dict, rng, strict: tuple = None):
+        """Re-prove `tree` with the choices at the paths of `forced` set: (proof tree,
+        log reuse factor, log forced); ReplayReject when the move cannot be made
+        (slpy.logic.replay.LocalMove)."""
+        return LocalMove(forced, strict).run(self, goal, tree, rng)
+
+    def reset(self):
+        """After an interrupted query: no choice points, no trail, no session."""
+        del self.cps[:]
+        del self.trail[:]
+        self.mode, self.rng, self.plog, self.logp = PLAIN, None, None, 0.0
+        self.min_prob, self.record_answers, self.replay_run = 0.0, False, None
 
     # -- running -------------------------------------------------------------------
     def solve(self, goal, depth_limit=None):
@@ -300,7 +326,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                             i += 1
                             if r is not None:
                                 if i < n:
-                                    cp[5] = i
+                                    cp[CL_NEXT] = i
                                 else:
                                     del cps[h]
                                 f = r
@@ -360,7 +386,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
             except StartCoroutining:
                 # a builtin suspended the query's first goal (its work is done): look
                 # for woken goals at every step from now on
-                f = f[2]
+                f = f[FR_NEXT]
                 check_at = steps
             except PrologError as e:
                 self.steps = steps
@@ -394,13 +420,16 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         trail = self.trail
         while True:
             cp = cps[-1]
-            kind = cp[0]
-            undo_to(trail, cp[1])
-            self.plog = cp[2]
-            self.logp = cp[3]
+            kind = cp[CP_KIND]
+            mark = cp[CP_MARK]
+            undo_to(trail, mark)
+            self.plog = cp[CP_PLOG]
+            self.logp = cp[CP_LOGP]
             if kind == CP_CLAUSES:
-                _, mark, _, _, cl, i, n, f = cp
-                pred, args, nxt, _, pn = f
+                cl = cp[CL_CLAUSES]
+                i = cp[CL_NEXT]
+                n = cp[CL_COUNT]
+                pred, args, nxt, _, pn = cp[CL_FRAME]
                 h = len(cps) - 1
                 while i < n:
                     c = cl[i]
@@ -409,7 +438,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                         cps.pop()
                     r = c.fn(args, nxt, h, pn, trail)
                     if r is not None:
-                        cp[5] = i
+                        cp[CL_NEXT] = i
                         return r
                     undo_to(trail, mark)
                 continue
@@ -418,10 +447,10 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 if not self.redos & 4095:   # between(1, inf, X), fail: no calls, only redos
                     self._check_limits()
                 try:
-                    next(cp[4])
-                    return cp[5]
+                    next(cp[GEN_ITER])
+                    return cp[GEN_NEXT]
                 except StopIteration:
-                    undo_to(trail, cp[1])
+                    undo_to(trail, mark)
                     cps.pop()
                     continue
             if kind == CP_BOTTOM:
@@ -430,29 +459,16 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 cps.pop()
                 continue
             cps.pop()
-            if kind == CP_ALT or kind == CP_ITE or kind == CP_SOFT:
-                return cp[4]
-            if kind == CP_NOT:
-                return cp[4]
+            if kind == CP_CHOICE:
+                f = cp[CH_WAY].resume(self, cp)
+                if f is not None:
+                    return f
+                continue
+            if kind == CP_ALT or kind == CP_ITE or kind == CP_SOFT or kind == CP_NOT:
+                return cp[ALT_FRAME]
             if kind == CP_FINDALL:
-                results, target, nxt = cp[4], cp[5], cp[6]
-                if unify(target, mklist(results, cp[7]), trail):
-                    return nxt
-                continue
-            if kind == CP_STOCH or kind == CP_ENUM:
-                f = self._redraw(cp)
-                if f is not None:
-                    return f
-                continue
-            if kind == CP_SBU:
-                f = self._redraw_uniform(cp)
-                if f is not None:
-                    return f
-                continue
-            if kind == CP_SB or kind == CP_ENUMB:
-                f = self._redraw_builtin(cp)
-                if f is not None:
-                    return f
+                if unify(cp[FA_TARGET], mklist(cp[FA_RESULTS], cp[FA_TAIL]), trail):
+                    return cp[FA_NEXT]
                 continue
             if kind == CP_FENCE:
                 raise ReplayReject()
@@ -470,19 +486,20 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         catchable = not isinstance(e, LimitExceeded)
         while len(cps) > base + 1:
             cp = cps.pop()
-            if cp[0] == CP_CLEANUP:
-                undo_to(trail, cp[1])
+            kind = cp[CP_KIND]
+            if kind == CP_CLEANUP:
+                undo_to(trail, cp[CP_MARK])
                 self._fire_cleanup(cp, quiet=True)
-            if cp[0] == CP_CATCH and catchable and cp[8].ref is None:
-                undo_to(trail, cp[1])
-                self.plog = cp[2]
-                self.logp = cp[3]
+            if kind == CP_CATCH and catchable and cp[CATCH_FLAG].ref is None:
+                undo_to(trail, cp[CP_MARK])
+                self.plog = cp[CP_PLOG]
+                self.logp = cp[CP_LOGP]
                 mark = len(trail)
-                if unify(cp[4], ball, trail):
-                    _, _, _, _, catcher, recovery, nxt, cb, flag, pn = cp
-                    return self.goal_frame(recovery, nxt, len(cps), pn)
+                if unify(cp[CATCH_CATCHER], ball, trail):
+                    return self.goal_frame(cp[CATCH_RECOVERY], cp[CATCH_NEXT], len(cps),
+                                           cp[CATCH_PN])
                 undo_to(trail, mark)
-        undo_to(trail, cps[base][1])
+        undo_to(trail, cps[base][CP_MARK])
         if e.term is not ball and not isinstance(e, LimitExceeded):
             raise PrologError(ball, e.args[0] if e.args else None) from None
         raise e
@@ -533,7 +550,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 del cps[args[0]:]
             return nxt
         if op == OP_SOFT_THEN:
-            args[0][0] = CP_DISABLED
+            args[0][CP_KIND] = CP_DISABLED
             return nxt
         if op == OP_ITE:
             h = len(cps)
