@@ -8,15 +8,12 @@ backtracking. Stochastic predicates (labelled clauses, stochastic builtins) are 
 points that draw a candidate with probability proportional to its label, record a
 proof node, and on backtracking draw again among the untried candidates.
 
-The Engine class is in parts: resolution and control here, stochastic choice points in
-sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, cleanup
-handlers and goals run inside a step in cleanup.py, suspended goals in coroutining.py;
-kinds.py has the choice-point kinds, opcodes and modes they share.
-
-This module is over 500 lines because the resolution loop (``_run``), backtracking
-(``_backtrack``) and the control constructs (``_control``) read the same frame and
-choice-point layouts by position, and are hot: they stay in one module until the
-choice points get named layouts of their own, which is where it splits.
+The Engine class is in parts: resolution, backtracking and errors here, goals as
+terms and the control constructs in control.py, stochastic choice points in
+sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, the
+sampling state of one run in session.py, cleanup handlers and goals run inside a step
+in cleanup.py, suspended goals in coroutining.py; kinds.py has the choice-point
+layouts, opcodes and modes they share.
 """
 from __future__ import annotations
 
@@ -25,32 +22,24 @@ import os
 import sys
 import time
 
-from ..terms.term import (Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist,
-                          list_items)
+from ..terms.term import Var, Struct, PrologError, atom, mklist
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
-from ..terms.errors import type_error, instantiation_error, existence_error
+from ..terms.errors import existence_error
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
-from ..lang.clauses import convert_body
-from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_DISABLED,
-                    CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE, CP_SOFT,
-                    CP_CLEANUP, CP_KIND, CP_MARK, CP_PLOG, CP_LOGP, CL_NEXT, CL_COUNT,
-                    CL_CLAUSES, CL_FRAME, GEN_ITER, GEN_NEXT, ALT_FRAME, FA_RESULTS,
-                    FA_TARGET, FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG,
-                    CATCH_RECOVERY, CATCH_NEXT, CATCH_PN, CH_WAY, OP_CALL, OP_CALLN, OP_CATCH,
-                    OP_CATCH_EXIT, OP_CUT, OP_DISJ, OP_DONE, OP_FA_COLLECT, OP_FINDALL,
-                    OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED, OP_ITE, OP_ITE_THEN,
-                    OP_NOT, OP_NOT_SUCC, OP_SEXIT, OP_SOFT, OP_SOFT_THEN, PLAIN,
-                    OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
-                    P_CATCH_EXIT, P_DONE, P_FA_COLLECT, P_GUARDED_DYN, P_ITE_THEN,
-                    P_NOT_SUCC, P_SOFT_THEN, ROOT, FR_NEXT, FAIL_FRAME, _CTRL_TERM_NAMES,
-                    LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
+from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_FENCE,
+                    CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE, CP_SOFT, CP_CLEANUP,
+                    CP_KIND, CP_MARK, CP_PLOG, CP_LOGP, CL_NEXT, CL_COUNT, CL_CLAUSES,
+                    CL_FRAME, GEN_ITER, GEN_NEXT, ALT_FRAME, FA_RESULTS, FA_TARGET,
+                    FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG, CATCH_RECOVERY,
+                    CATCH_NEXT, CATCH_PN, CH_WAY, FR_NEXT, PLAIN, P_DONE, ROOT,
+                    LimitExceeded, ReplayReject, SampleFailed)
 from .sampling import Sampling
 from .replay import Regrow, LocalMove
 from .session import Session, Solution
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
-from .tabling import guarded_tabled
+from .control import CONTROL_OPS, goal_frame
 from .arith_checks import DEADLINE
 
 
@@ -118,49 +107,8 @@ class Engine(Sampling, Cleanup, Coroutining):
     def write_err(self, text: str) -> None:
         sys.stderr.write(text)
 
-    # -- goals as terms -----------------------------------------------------------
-    def goal_frame(self, goal, nxt, cb, pn):
-        """The frame that proves the goal term (call/1 semantics, cut barrier cb)."""
-        goal = deref(goal)
-        tg = type(goal)
-        if tg is Var:
-            raise instantiation_error()
-        if tg is Atom:
-            name, args = goal.name, ()
-        elif tg is Struct:
-            name, args = goal.name, goal.args
-        else:
-            raise type_error("callable", goal)
-        arity = len(args)
-        if (name, arity) in _CTRL_TERM_NAMES:
-            _check_callable_body(goal)
-            # ISO body conversion at call time: a variable goal becomes call(V), so
-            # a cut it is bound to later stays local
-            goal = convert_body(goal)
-            args = goal.args
-            if name == ",":
-                # conjunction: frames from the right spine, last first
-                goals = []
-                g = goal
-                while type(g) is Struct and g.name == "," and len(g.args) == 2:
-                    goals.append(g.args[0])
-                    g = deref(g.args[1])
-                f = self.goal_frame(g, nxt, cb, pn)
-                for x in reversed(goals):
-                    f = self.goal_frame(x, f, cb, pn)
-                return f
-        if name == "!" and arity == 0:
-            return (CONTROL_PREDS[("!", 0)], (), nxt, cb, pn)
-        if name == "true" and arity == 0:
-            return nxt
-        if (name, arity) in CONTROL_PREDS and name not in ("::", ","):
-            return (CONTROL_PREDS[(name, arity)], args, nxt, cb, pn)
-        if name == "::" and arity == 2:
-            return (P_GUARDED_DYN, args, nxt, cb, pn)
-        pred = self.db.preds.get((name, arity))
-        if pred is None:
-            pred = self.db.get(name, arity)
-        return (pred, args, nxt, cb, pn)
+    # the frame that proves a goal term (call/1 semantics): slpy.logic.control
+    goal_frame = goal_frame
 
     # -- sessions ------------------------------------------------------------------
     def session(self, mode=PLAIN, rng=None, *, min_prob=0.0, record=False, replay=None):
@@ -355,7 +303,7 @@ class Engine(Sampling, Cleanup, Coroutining):
                             if woken is not f:
                                 f = woken
                                 continue
-                        f = self._control(pred.fn, args, nxt, cb, pn, f, base)
+                        f = CONTROL_OPS[pred.fn](self, args, nxt, cb, pn)
                         if f is P_DONE:
                             self.steps = steps
                             return True
@@ -504,137 +452,6 @@ class Engine(Sampling, Cleanup, Coroutining):
             raise PrologError(ball, e.args[0] if e.args else None) from None
         raise e
 
-    # -- control constructs --------------------------------------------------------------
-    def _control(self, op, args, nxt, cb, pn, f, base):
-        cps = self.cps
-        trail = self.trail
-        if op == OP_CUT:
-            if self.cleanups:
-                self._drop_cps(cb)
-            else:
-                del cps[cb:]
-            return nxt
-        if op == OP_SEXIT:
-            return self._sexit(args[0], nxt)
-        if op == OP_GCALL:  # a compiled guarded call: the usual stochastic call of a prior
-            pred, gargs, guard = args
-            self.steps += 1
-            if pred.kind == STOCH:
-                return self._stoch(pred, gargs, guard, nxt, cb, pn)
-            if pred.tabled is not None:
-                return guarded_tabled(self, pred, gargs, guard, nxt, cb, pn)
-            # a guard passed to a plain predicate is ignored
-            return (pred, gargs, nxt, cb, pn)
-        if op == OP_CALL:
-            return self.goal_frame(args[0], nxt, len(cps), pn)
-        if op == OP_DISJ:
-            left = deref(args[0])
-            if type(left) is Struct and len(left.args) == 2 and left.name in ("->", "*->"):
-                cond, then = left.args
-                h = len(cps)
-                else_f = self.goal_frame(args[1], nxt, cb, pn)
-                then_f = self.goal_frame(then, nxt, cb, pn)
-                if left.name == "->":
-                    cps.append([CP_ITE, len(trail), self.plog, self.logp, else_f])
-                    return self.goal_frame(cond, (P_ITE_THEN, (h,), then_f, cb, pn), h + 1, pn)
-                cp = [CP_SOFT, len(trail), self.plog, self.logp, else_f]
-                cps.append(cp)
-                return self.goal_frame(cond, (P_SOFT_THEN, (cp,), then_f, cb, pn), h + 1, pn)
-            cps.append([CP_ALT, len(trail), self.plog, self.logp,
-                        self.goal_frame(args[1], nxt, cb, pn)])
-            return self.goal_frame(left, nxt, cb, pn)
-        if op == OP_ITE_THEN:
-            if self.cleanups:
-                self._drop_cps(args[0])
-            else:
-                del cps[args[0]:]
-            return nxt
-        if op == OP_SOFT_THEN:
-            args[0][CP_KIND] = CP_DISABLED
-            return nxt
-        if op == OP_ITE:
-            h = len(cps)
-            cps.append([CP_ITE, len(trail), self.plog, self.logp, FAIL_FRAME])
-            then_f = self.goal_frame(args[1], nxt, cb, pn)
-            return self.goal_frame(args[0], (P_ITE_THEN, (h,), then_f, cb, pn), h + 1, pn)
-        if op == OP_SOFT:
-            h = len(cps)
-            return self.goal_frame(args[0], self.goal_frame(args[1], nxt, cb, pn), h, pn)
-        if op == OP_NOT:
-            h = len(cps)
-            cps.append([CP_NOT, len(trail), self.plog, self.logp, nxt])
-            return self.goal_frame(args[0], (P_NOT_SUCC, (h,), None, cb, pn), h + 1, pn)
-        if op == OP_NOT_SUCC:
-            if self.cleanups:
-                self._drop_cps(args[0])
-            else:
-                del cps[args[0]:]
-            return None
-        if op == OP_GUARDED:
-            left = deref(args[0])
-            goal = deref(args[1])
-            if type(left) is Atom:  # Module:Goal
-                return self.goal_frame(goal, nxt, len(cps), pn)
-            if type(goal) is Var:
-                raise instantiation_error()
-            if type(goal) is Atom:
-                pred, gargs = self.db.get(goal.name, 0), ()
-            elif type(goal) is Struct:
-                pred, gargs = self.db.get(goal.name, len(goal.args)), goal.args
-            else:
-                raise type_error("callable", goal)
-            if pred.kind == STOCH:
-                self.steps += 1
-                return self._stoch(pred, gargs, left, nxt, cb, pn)
-            if pred.tabled is not None:
-                return guarded_tabled(self, pred, gargs, left, nxt, cb, pn)
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_FINDALL or op == OP_FINDALL4:
-            check_partial_list(args[2])
-            results: list = []
-            tail = NIL if op == OP_FINDALL else args[3]
-            cps.append([CP_FINDALL, len(trail), self.plog, self.logp, results, args[2], nxt,
-                        tail])
-            h = len(cps)
-            return self.goal_frame(args[1], (P_FA_COLLECT, (args[0], results), None, cb, pn),
-                                   h, pn)
-        if op == OP_FA_COLLECT:
-            args[1].append(copy_term(args[0]))
-            return None
-        if op == OP_FORALL:
-            cond, action = args
-            goal = Struct("\\+", (Struct(",", (cond, Struct("\\+", (action,)))),))
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_CATCH:
-            flag = Var()
-            h = len(cps)
-            cps.append([CP_CATCH, len(trail), self.plog, self.logp, args[1], args[2], nxt,
-                        cb, flag, pn])
-            return self.goal_frame(args[0], (P_CATCH_EXIT, (flag,), nxt, cb, pn), h + 1, pn)
-        if op == OP_CATCH_EXIT:
-            flag = args[0]
-            flag.ref = TRUE
-            trail.append(flag)
-            return nxt
-        if op == OP_CALLN:
-            goal = deref(args[0])
-            extra = args[1:]
-            if type(goal) is Atom:
-                goal = Struct(goal.name, tuple(extra))
-            elif type(goal) is Struct:
-                goal = Struct(goal.name, goal.args + tuple(extra))
-            elif type(goal) is Var:
-                raise instantiation_error()
-            else:
-                raise type_error("callable", goal)
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_DONE:
-            return P_DONE
-        if op == OP_CALL_CLEANUP:
-            return self._call_cleanup(args, nxt, pn)
-        if op == OP_CLEANUP_EXIT:
-            return self._cleanup_exit(args[0], nxt)
-        raise AssertionError(op)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -650,24 +467,3 @@ def _rss() -> int:
 
 def _resource(what):
     return Struct("error", (Struct("resource_error", (atom(what),)), Var()))
-
-
-def check_partial_list(t):
-    """ISO: findall/bagof results must be a list or a partial list."""
-    _, tail = list_items(t)
-    if type(tail) is not Var and tail is not NIL:
-        raise type_error("list", deref(t))
-
-
-def _check_callable_body(goal):
-    stack = [goal]
-    while stack:
-        g = deref(stack.pop())
-        if type(g) is Var:
-            continue
-        if type(g) is Struct and len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
-            stack.extend(g.args)
-            continue
-        if type(g) is not Atom and type(g) is not Struct:
-            raise type_error("callable", goal)
-

@@ -28,7 +28,7 @@ from .proof import SNode
 from .arith import eval_arith
 from .plugins import UniformChoice
 from .kinds import (CP_CHOICE, CP_PURE, CH_LEFT, CH_NEXT, CH_NODE, CH_POOL, CH_POS,
-                    CH_TARGET, CH_TOTAL, ENUM, PLAIN, PURE, P_SEXIT, REPLAY, SAMPLE,
+                    CH_TARGET, CH_TOTAL, ENUM, PLAIN, P_SEXIT, REPLAY, SAMPLE,
                     SampleFailed)
 
 
