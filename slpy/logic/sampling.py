@@ -282,21 +282,17 @@ class Sampling:
         node.height = len(self.cps)
         return node
 
-    def _mode(self):
-        """The sampling mode stochastic choices follow now (PLAIN: sampling with a
-        generator, enumeration without)."""
-        mode = self.mode
-        if mode == PLAIN:
-            return SAMPLE if self.rng is not None else ENUM
-        return mode
-
     def _stoch(self, pred, args, g, nxt, cb, pn):
         """A call of a labelled predicate (g: its guard, or None)."""
-        if self.mode == REPLAY and not pn.fresh:
-            return self.replay_run.stoch(self, pred, args, g, nxt, cb, pn)
-        return self._stoch_by(CLAUSE_WAYS[self._mode()], pred, args, g, nxt, cb, pn)
-
-    def _stoch_by(self, way, pred, args, g, nxt, cb, pn):
+        mode = self.mode
+        if mode == REPLAY:
+            if not pn.fresh:
+                return self.replay_run.stoch(self, pred, args, g, nxt, cb, pn)
+            way = CLAUSE_DRAW
+        elif mode == PLAIN:  # sampling with a generator, enumeration without
+            way = CLAUSE_DRAW if self.rng is not None else CLAUSE_WAYS[ENUM]
+        else:
+            way = CLAUSE_WAYS[mode]
         node = self._new_node(pred, args, g, pn)
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
         cands = self._candidates(pred, args, g, exitf, node.height, node)
@@ -368,9 +364,12 @@ class Sampling:
     def _sbuiltin(self, pred, args, nxt, pn):
         """A builtin choice point: pred.fn returns (target, [(weight, value, key), ...])
         or (target, UniformChoice); choosing a candidate unifies target with its value."""
-        if self.mode == REPLAY and not pn.fresh:
+        mode = self.mode
+        if mode == PLAIN:  # sampling with a generator, enumeration without
+            mode = SAMPLE if self.rng is not None else ENUM
+        elif mode == REPLAY and not pn.fresh:
             return self.replay_run.sbuiltin(self, pred, args, nxt, pn)
-        return self._sbuiltin_by(self._mode(), pred, args, nxt, pn)
+        return self._sbuiltin_by(mode, pred, args, nxt, pn)
 
     def _sbuiltin_by(self, mode, pred, args, nxt, pn):
         target, cands = pred.fn(self, *args)
