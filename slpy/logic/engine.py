@@ -2,11 +2,12 @@
 
 A frame is a tuple ``(pred, args, next, cut_barrier, proof_parent)``; the continuation
 is the chain of ``next`` frames, so proving a deep non-tail-recursive predicate grows a
-heap-allocated chain, never Python's stack. Choice points are lists on ``self.cps``
-whose first item is their kind; bindings are recorded on ``self.trail`` and undone by
-backtracking. Stochastic predicates (labelled clauses, stochastic builtins) are choice
-points that draw a candidate with probability proportional to its label, record a
-proof node, and on backtracking draw again among the untried candidates.
+heap-allocated chain, never Python's stack. Choice points are lists on ``self.cps``,
+read through the named indices of kinds.py (which has a table of every layout);
+bindings are recorded on ``self.trail`` and undone by backtracking. Stochastic
+predicates (labelled clauses, stochastic builtins) are choice points that draw a
+candidate with probability proportional to its label, record a proof node, and on
+backtracking draw again among the untried candidates.
 
 The Engine class is in parts: resolution, backtracking and errors here, goals as
 terms and the control constructs in control.py, stochastic choice points in
