@@ -21,7 +21,7 @@ import click
 
 from ._version import __version__
 from . import limits as _limits
-from .cliopts import load_data, missing_option, target_option
+from .cliopts import categorical_option, load_data, missing_option, target_option
 
 # -- the group: one-line errors, --debug ---------------------------------------------------
 
@@ -132,6 +132,7 @@ def _seed_option(f):
 
 
 def _data_options(f):
+    f = categorical_option(f)
     f = missing_option(f)
     f = target_option(f)
     return click.option("--data", type=click.Path(exists=True, dir_okay=False),
@@ -140,7 +141,7 @@ def _data_options(f):
                              "builtins (data_rows/1, splits, ...).")(f)
 
 
-def _attach_data(program, data, target, missing="drop", priors=()):
+def _attach_data(program, data, target, missing="drop", priors=(), categorical=None):
     """Load the CSV file and give it to the program (a usage error when it does not
     load; a warning that counts the rows left out for a missing value). A prior that
     declares `:- model_family(bn).` gets the data as network variables."""
@@ -157,7 +158,7 @@ def _attach_data(program, data, target, missing="drop", priors=()):
         except DataError as e:
             raise click.BadParameter(str(e), param_hint="'--data'") from None
         return
-    program.attach_data(load_data(data, target, missing))
+    program.attach_data(load_data(data, target, missing, categorical=categorical))
 
 
 def _pure_option(f):
@@ -179,8 +180,8 @@ def _pure_option(f):
 @_limits.options()
 @click.option("-q", "--quiet", is_flag=True, help="No banner.")
 @_guarded
-def repl(files, seed, pure, params, history, data, target, missing, timeout, max_steps,
-         max_memory, quiet):
+def repl(files, seed, pure, params, history, data, target, missing, categorical, timeout,
+         max_steps, max_memory, quiet):
     """Interactive top level: load FILES, then answer queries."""
     from . import repl as repl_mod
     pairs = _param_pairs(params)
@@ -188,7 +189,7 @@ def repl(files, seed, pure, params, history, data, target, missing, timeout, max
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
                         quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
                         setup=lambda program: _attach_data(program, data, target, missing,
-                                                           files),
+                                                           files, categorical),
                         limits=_limits.program_limits(timeout, max_steps, max_memory))
 
 
@@ -235,21 +236,6 @@ def default_query(program, path) -> str | None:
     return f"{name}({', '.join(var_letter_name(i) for i in range(pred.arity))})"
 
 
-def _fresh_names(*terms) -> dict:
-    from .terms.term import Var, Struct, deref
-    from .terms.text import var_letter_name
-    names = {}
-    stack = list(reversed(terms))
-    while stack:
-        x = deref(stack.pop())
-        if type(x) is Var:
-            if x not in names:
-                names[x] = "_" + var_letter_name(len(names))
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    return names
-
-
 @main.command()
 @click.argument("prior", type=click.Path(exists=True, dir_okay=False))
 @click.option("--query", default=None, metavar="GOAL",
@@ -268,7 +254,7 @@ def _fresh_names(*terms) -> dict:
 @_data_options
 @_guarded
 def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_memory, data,
-           target, missing):
+           target, missing, categorical):
     """Draw samples from a prior and print them."""
     import numpy as np
     from .logic.program import Program
@@ -277,10 +263,11 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
     from .lang.syntax_errors import SlpSyntaxError
     from .terms.writer import term_to_text
     from .repl import format_error
-    from .repl_commands import sample_once, proof_json
+    from .logic.proof_text import fresh_var_names, proof_json
+    from .repl_commands import sample_once
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
-    _attach_data(p, data, target, missing, [prior])
+    _attach_data(p, data, target, missing, [prior], categorical)
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)
@@ -320,7 +307,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
                 out.write("false\n")
             continue
         inst, logp, plog, values = r
-        names = _fresh_names(inst)
+        names = fresh_var_names(inst)
         text = term_to_text(inst, quoted=True, ops=p.ops, var_names=names)
         if fmt == "text":
             trees = _model_trees(p, values, varnames) if data else []

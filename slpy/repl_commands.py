@@ -27,7 +27,7 @@ from .terms.walk import copy_term, resolve
 from .terms.errors import instantiation_error, type_error, domain_error
 from .terms.unify import undo_to
 from .terms.writer import term_to_text
-from .terms.text import var_letter_name
+from .logic.proof_text import _call_text, _text
 from .logic.builtins.listing import _spec
 
 # -- registering ------------------------------------------------------------------------
@@ -246,37 +246,6 @@ def _proof_tree(session) -> bool:
 
 # -- proof trees ---------------------------------------------------------------------------------
 
-def _anon_names(t) -> dict:
-    names = {}
-    stack = [t]
-    while stack:
-        x = deref(stack.pop())
-        if type(x) is Var:
-            if x not in names:
-                names[x] = "_" + var_letter_name(len(names))
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    return names
-
-
-def _text(t, ops=None, priority=999, names=None, spacing=True) -> str:
-    return term_to_text(t, quoted=True, spacing=spacing, ops=ops, priority=priority,
-                        var_names=_anon_names(t) if names is None else names)
-
-
-def _call_text(n, ops=None, spacing=True) -> str:
-    """The call of a choice point, with its guard when the proof node keeps one
-    (``[3] :: cart(_A)``)."""
-    if n.call is None:
-        return "?"
-    guard = getattr(n, "guard", None)
-    if guard is not None:
-        t = Struct("::", (guard, n.call))
-        return term_to_text(t, quoted=True, spacing=spacing, ops=ops,
-                            var_names=_anon_names(t))
-    return _text(n.call, ops, spacing=spacing)
-
-
 def _node_choice(n, ops=None) -> str:
     """What a choice point chose: `clause K (file:line)` or `-> Value`."""
     if n.value is not None:
@@ -307,27 +276,6 @@ def format_proof(tree, logp=None, ops=None) -> str:
     head = (f"% proof tree: {k} choice point{'s' if k != 1 else ''}, "
             f"p = {math.exp(logp):.4g} (log p = {logp:.4g})")
     return "\n".join([head] + ["%   " + line for line in proof_lines(tree, ops)])
-
-
-def proof_json(tree, ops=None) -> list:
-    """The choice points below tree as JSON-ready dicts (children nested)."""
-    def node(n):
-        d = {"call": _call_text(n, ops, spacing=False) if n.call is not None else None,
-             "prob": n.prob}
-        if n.value is not None:
-            d["value"] = _text(n.value, ops, spacing=False)
-            ch = n.chosen
-            d["choice"] = ch if isinstance(ch, (int, str)) else str(ch)
-        else:
-            d["clause"] = n.chosen
-            c = n.key
-            if getattr(c, "file", None):
-                d["file"] = c.file
-                d["line"] = c.line
-        d["children"] = [node(c) for c in n.children]
-        return d
-    # recursion depth is the proof's depth; priors deep enough to matter print as lines
-    return [node(c) for c in tree.children]
 
 
 # -- help ------------------------------------------------------------------------------------------

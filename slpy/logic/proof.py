@@ -148,6 +148,11 @@ class ProofNode:
     def __str__(self):
         return self.format()
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows (slpy.logic.display)."""
+        from .display import proof_html
+        return proof_html(self)
+
 
 def _show(t) -> str:
     """writeq text with variables named _A, _B, ... in order of appearance."""
