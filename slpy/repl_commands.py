@@ -164,14 +164,9 @@ def _prob(session, goal, min_prob, out) -> bool:
     eng = session.program.engine
     min_prob = _float_arg(min_prob)
     goal = copy_term(goal)
-    saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
-    eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
     total = 0.0
-    try:
-        for _ in eng.solve(goal):
-            total += math.exp(eng.logp)
-    finally:
-        eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = saved
+    for s in eng.solutions(goal, ENUM, min_prob=min_prob):
+        total += math.exp(s.log_prob)
     return eng.unify(out, total)
 
 
@@ -179,16 +174,14 @@ def sample_once(eng, goal, rng, pure):
     """One sample of a copy of goal, at the top level or nested in a running query:
     (instance, log prob, proof log, values) or None when the sample fails; values maps
     each variable of goal to its value in the sample. goal itself is left unbound."""
-    saved = (eng.mode, eng.rng, eng.plog, eng.logp)
-    eng.mode, eng.rng, eng.plog, eng.logp = (PURE if pure else SAMPLE), rng, None, 0.0
     mark = len(eng.trail)
     mapping: dict = {}
     copy = copy_term(goal, mapping)
-    gen = eng.solve(copy)
+    gen = eng.solutions(copy, PURE if pure else SAMPLE, rng)
     try:
-        for _ in gen:
+        for s in gen:
             values = {v: resolve(nv) for v, nv in mapping.items()}
-            return resolve(copy), eng.logp, eng.plog, values
+            return resolve(copy), s.log_prob, s.plog, values
         return None
     except SampleFailed:
         return None
@@ -197,7 +190,6 @@ def sample_once(eng, goal, rng, pure):
         del gen
         if len(eng.trail) > mark:
             undo_to(eng.trail, mark)
-        eng.mode, eng.rng, eng.plog, eng.logp = saved
 
 
 def _sample(session, goal, n, answers) -> bool:

@@ -23,7 +23,7 @@ SLPY = Path(__file__).resolve().parents[1] / "slpy"
 
 KNOWN_CYCLES: set = set()
 
-KNOWN_LONG = {"slpy/cli.py", "slpy/repl.py", "slpy/repl_commands.py"}
+KNOWN_LONG = {"slpy/cli.py", "slpy/repl.py"}
 
 MAX_LINES = 500
 
