@@ -33,7 +33,7 @@ KNOWN_CYCLES = {
                "slpy.report.predict"}),
 }
 
-KNOWN_LONG = {"slpy/cli.py", "slpy/repl.py", "slpy/repl_commands.py"}
+KNOWN_LONG: set = set()
 
 MAX_LINES = 500
 
