@@ -201,6 +201,28 @@ def test_sample_errors_are_one_line():
     assert _one_line_error(r, 1) == "Error: Unknown procedure: nothing_here/1"
 
 
+def test_sample_and_check_do_not_load_the_top_level():
+    # what they share with the top level lives with its concept, not in slpy.repl
+    code = ("import sys\n"
+            "from slpy.cli import main\n"
+            "for args in {runs!r}:\n"
+            "    assert main(args, standalone_mode=False) == 0, args\n"
+            "print(sorted(m for m in sys.modules if m.startswith('slpy.repl')))\n")
+    tour = str(DATA / "tour.slp")
+    runs = [["sample", tour, "-n", "3", "--seed", "1"],
+            ["sample", tour, "-n", "2", "--seed", "1", "--format", "json"],
+            ["check", str(DATA / "clean.slp")]]
+
+    def loaded(runs):
+        out = subprocess.run([sys.executable, "-c", code.format(runs=runs)], cwd=ROOT,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             check=True).stdout
+        return out.splitlines()[-1]
+    assert loaded(runs) == "[]"
+    # the check can see it: the repl command does load it
+    assert loaded([["repl", "-q"]]) != "[]"
+
+
 # -- check ---------------------------------------------------------------------------------
 
 def _check(name, *extra):

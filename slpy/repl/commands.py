@@ -25,9 +25,9 @@ from ..logic.db import DET
 from ..logic.kinds import ENUM, PURE, SAMPLE
 from ..logic.proof import format_proof
 from ..logic.samples import sample_counts
-from ..terms.args import nonneg_int_arg, number_arg
-from ..terms.errors import instantiation_error, type_error, domain_error
-from ..terms.term import Atom, Struct, Var, atom, deref, list_items, mklist
+from ..terms.args import items_arg, nonneg_int_arg, number_arg
+from ..terms.errors import type_error, domain_error
+from ..terms.term import Atom, Struct, Var, atom, deref, mklist
 from ..terms.walk import copy_term
 from .help import TOPLEVEL_HELP, help_text
 
@@ -66,20 +66,8 @@ def register(session) -> None:
 # -- loading ------------------------------------------------------------------------------
 
 def _file_names(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is Struct and t.name == "." and len(t.args) == 2:
-        items, tail = list_items(t)
-        if type(tail) is Var:
-            raise instantiation_error()
-    else:
-        items = [t]
     names = []
-    for f in items:
-        f = deref(f)
-        if type(f) is Var:
-            raise instantiation_error()
+    for f in items_arg(t):
         if type(f) is Struct and f.name == "library" and len(f.args) == 1:
             continue  # library(lists) and friends are built in
         if type(f) is Atom:

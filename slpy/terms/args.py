@@ -5,10 +5,10 @@ error). Shared by the builtins, the plugins' builtins and the top-level commands
 """
 from __future__ import annotations
 
-from .term import Var, NIL, deref, list_items
+from .term import Var, Struct, NIL, deref, list_items
 from .errors import instantiation_error, type_error, domain_error
 
-__all__ = ["int_arg", "nonneg_int_arg", "number_arg", "proper_list_arg"]
+__all__ = ["int_arg", "nonneg_int_arg", "number_arg", "proper_list_arg", "items_arg"]
 
 
 def int_arg(t, what: str = "integer") -> int:
@@ -47,3 +47,23 @@ def proper_list_arg(t) -> list:
     if tail is not NIL:
         raise type_error("list", deref(t))
     return items
+
+
+def items_arg(t) -> list:
+    """The items of an argument that is one item or a list of them (``op(700, xfx,
+    [===, =/=])``, ``consult(File)``), dereferenced; an unbound item or list tail is
+    an instantiation error."""
+    t = deref(t)
+    if type(t) is Struct and t.name == "." and len(t.args) == 2:
+        items, tail = list_items(t)
+        if type(tail) is Var:
+            raise instantiation_error()
+    else:
+        items = [t]
+    out = []
+    for x in items:
+        x = deref(x)
+        if type(x) is Var:
+            raise instantiation_error()
+        out.append(x)
+    return out
