@@ -18,7 +18,7 @@ import click
 
 from ._version import __version__
 from . import limits as _limits
-from .cliopts import load_data, missing_option, target_option
+from .cliopts import categorical_option, load_data, missing_option, target_option
 from .lang.syntax_errors import SlpSyntaxError, format_error, format_load_error
 from .logic.check import check_program
 from .logic.kinds import Halt
@@ -137,6 +137,7 @@ def _seed_option(f):
 
 
 def _data_options(f):
+    f = categorical_option(f)
     f = missing_option(f)
     f = target_option(f)
     return click.option("--data", type=click.Path(exists=True, dir_okay=False),
@@ -145,7 +146,7 @@ def _data_options(f):
                              "builtins (data_rows/1, splits, ...).")(f)
 
 
-def _attach_data(program, data, target, missing="drop", priors=()):
+def _attach_data(program, data, target, missing="drop", priors=(), categorical=None):
     """Load the CSV file and give it to the program (a usage error when it does not
     load; a warning that counts the rows left out for a missing value). A prior that
     declares `:- model_family(bn).` gets the data as network variables."""
@@ -162,7 +163,7 @@ def _attach_data(program, data, target, missing="drop", priors=()):
         except DataError as e:
             raise click.BadParameter(str(e), param_hint="'--data'") from None
         return
-    program.attach_data(load_data(data, target, missing))
+    program.attach_data(load_data(data, target, missing, categorical=categorical))
 
 
 def _pure_option(f):
@@ -184,8 +185,8 @@ def _pure_option(f):
 @_limits.options()
 @click.option("-q", "--quiet", is_flag=True, help="No banner.")
 @_guarded
-def repl(files, seed, pure, params, history, data, target, missing, timeout, max_steps,
-         max_memory, quiet):
+def repl(files, seed, pure, params, history, data, target, missing, categorical, timeout,
+         max_steps, max_memory, quiet):
     """Interactive top level: load FILES, then answer queries."""
     from . import repl as repl_mod
     pairs = _param_pairs(params)
@@ -193,7 +194,7 @@ def repl(files, seed, pure, params, history, data, target, missing, timeout, max
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
                         quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
                         setup=lambda program: _attach_data(program, data, target, missing,
-                                                           files),
+                                                           files, categorical),
                         limits=_limits.program_limits(timeout, max_steps, max_memory))
 
 
@@ -253,12 +254,12 @@ def default_query(program, path) -> str | None:
 @_data_options
 @_guarded
 def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_memory, data,
-           target, missing):
+           target, missing, categorical):
     """Draw samples from a prior and print them."""
     import numpy as np
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
-    _attach_data(p, data, target, missing, [prior])
+    _attach_data(p, data, target, missing, [prior], categorical)
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)

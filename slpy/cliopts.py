@@ -28,10 +28,32 @@ def target_option(f):
 
 
 def missing_option(f):
-    return click.option("--missing", type=click.Choice(["drop", "error"]), default="drop",
-                        show_default=True,
+    return click.option("--missing", type=click.Choice(["drop", "error", "split"]),
+                        default="drop", show_default=True,
                         help="Rows with a missing value (empty, NA, N/A, NaN or ?): left "
-                             "out, with a warning that counts them, or an error.")(f)
+                             "out, with a warning that counts them, an error, or (split) "
+                             "kept, each split of the trees sending missing values to a "
+                             "side drawn with it (docs/priors.md).")(f)
+
+
+def categorical_option(f):
+    return click.option("--categorical", "categorical", metavar="COLUMNS",
+                        callback=_categorical, default=None,
+                        help="Predictor columns whose values are categories (names, "
+                             "comma-separated), or `auto`: every column holding a value "
+                             "that is not a number. A split lists the levels that go "
+                             "left (docs/priors.md).")(f)
+
+
+def _categorical(ctx, param, value):
+    if value is None:
+        return None
+    if value.strip() == "auto":
+        return "auto"
+    names = [c.strip() for c in value.split(",") if c.strip()]
+    if not names:
+        raise click.BadParameter("name at least one column, or auto", ctx, param)
+    return names
 
 
 def force_option(f):
@@ -45,14 +67,28 @@ def dropped_warning(path, dropped: int, total: int) -> str:
             f"left out (--missing error refuses them)")
 
 
-def load_data(path, target, missing, what="--data", like=None):
+def load_data(path, target, missing, what="--data", like=None, categorical=None):
     """A command's data file as a Dataset (test data: `like` the training data): a
-    usage error when it does not load, a warning line counting the rows left out."""
+    usage error when it does not load, a warning line counting the rows left out, and
+    one naming levels the training data lack."""
     from .data.dataset import load_csv, DataError
     try:
-        ds = load_csv(path, class_col=target, on_missing=missing, like=like)
+        ds = load_csv(path, class_col=target, on_missing=missing, like=like,
+                      categorical=categorical or ())
     except (DataError, ValueError, OSError) as e:
         raise click.BadParameter(str(e), param_hint=f"'{what}'") from None
     if ds.n_dropped:
         click.echo(dropped_warning(path, ds.n_dropped, ds.n_rows + ds.n_dropped), err=True)
+    if ds.unseen:
+        click.echo(unseen_note(path, ds.unseen), err=True)
     return ds
+
+
+def unseen_note(path, unseen: dict) -> str:
+    """One line about the levels of new rows that the training data lack."""
+    parts = [f"{name} " + ", ".join(f"{lv!r} ({n})" for lv, n in sorted(new.items()))
+             for name, new in unseen.items()]
+    rows = sum(sum(new.values()) for new in unseen.values())
+    return (f"note: {path}: {rows} value{'s' if rows != 1 else ''} of a level the "
+            f"training data lack ({'; '.join(parts)}): each goes to the side of each "
+            f"split with more training rows")

@@ -1,4 +1,5 @@
-"""Data sets the benchmarks make: CSV files slpy reads, and the hidden-XOR data."""
+"""Data sets the benchmarks make: CSV files slpy reads (from a data set or random
+rows), and the hidden-XOR data."""
 from __future__ import annotations
 
 import csv
@@ -26,6 +27,18 @@ def write_csv(path: Path, names, X, labels) -> None:
 def write_dataset(ds, path: Path) -> None:
     """An slpy Dataset as a CSV file (class labels by name)."""
     write_csv(path, ds.feature_names, ds.X, [ds.classes[y] for y in ds.y])
+
+
+def write_random_rows(path: Path, n: int, seed: int = 20261125) -> None:
+    """A CSV of n random rows (benchmarks/csv_load.py): 8 predictors with 3 decimals,
+    4 integer ones in 0..99, a class among a, b, c."""
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({f"x{j}": np.round(rng.normal(0, 10, n), 3) for j in range(8)})
+    for j in range(8, 12):
+        frame[f"x{j}"] = rng.integers(0, 100, n)
+    frame["class"] = rng.choice(["a", "b", "c"], n)
+    frame.to_csv(path, index=False)
 
 
 def hidden_xor(n: int, seed: int, source: str | None = None):

@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..data.dataset import (MISSING, DataError, MissingValueError, _encode_classes,
-                            _read_table)
+from ..data.columns import _encode_classes
+from ..data.dataset import MISSING, DataError, MissingValueError, _read_table
 
 __all__ = ["DiscreteData", "DataError", "load_discrete_csv", "discrete_from_arrays",
            "MISSING", "COUNT_COLUMN"]

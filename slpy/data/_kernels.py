@@ -263,3 +263,214 @@ def _table_rehash(th1, th2, tn, tid, nh1, nh2, nn, nid):
         nh1[t] = th1[s]
         nh2[t] = th2[s]
         nn[t] = tn[s]
+
+
+# ---- split rules beyond `x <= t` (slpy.data.splits): categorical levels, missing values --
+# A rule is (side, categorical, value): side 0 none, 1 missing goes left, 2 right;
+# for a categorical feature `value` packs the listed level codes (LEVEL_BITS bits each,
+# code + 1, the first in the top slot) and a column holds level codes (-1: a level the
+# training data lack). NaN is a missing value.
+
+_LEVEL_BITS = 10
+_MAX_LISTED = 5
+_LEVEL_MASK = (1 << _LEVEL_BITS) - 1
+
+
+@kernel
+def _listed(v, c):
+    """Is level code c among the levels packed in v?"""
+    m = np.int64(v)
+    for k in range(_MAX_LISTED):
+        s = (m >> (_LEVEL_BITS * (_MAX_LISTED - 1 - k))) & _LEVEL_MASK
+        if s == 0:
+            return False
+        if s - 1 == c:
+            return True
+    return False
+
+
+@kernel
+def _goes_left(x, side, categorical, v, default_left):
+    """Does a value x go left at the split (side, categorical, v)? A missing value
+    follows the side, a new level (or a missing value at a split without a side)
+    goes where ``default_left`` says."""
+    if x != x:
+        if side == 0:
+            return default_left
+        return side == 1
+    if categorical:
+        if x < 0:
+            return default_left
+        return _listed(v, np.int64(x))
+    return x <= v
+
+
+@kernel
+def _rule_mask(col, rows, side, categorical, v):
+    """Which of ``rows`` go left at the rule; a value the rule has not seen goes to the
+    side with more of the rows it has seen (the left on a tie)."""
+    n = rows.shape[0]
+    known = np.empty(n, dtype=np.bool_)
+    left = np.empty(n, dtype=np.bool_)
+    n_left = 0
+    n_right = 0
+    for i in range(n):
+        x = col[rows[i]]
+        k = not ((x != x and side == 0) or (categorical and x < 0))
+        known[i] = k
+        if k:
+            g = _goes_left(x, side, categorical, v, True)
+            left[i] = g
+            if g:
+                n_left += 1
+            else:
+                n_right += 1
+    default = n_left >= n_right
+    for i in range(n):
+        if not known[i]:
+            left[i] = default
+    return left
+
+
+@kernel
+def _scan_numeric_na(rank, uvals, rows, z1, z2, min_leaf, n_na_rank):
+    """The splits of a numeric feature with missing values at a node whose rows
+    include some (rank ``n_na_rank`` is NaN's): each observed value t gives
+    ``x <= t`` with the missing rows sent left (side 1) and right (side 2); at least
+    min_leaf rows a side. Returns (side, threshold, n_left, h1_left, h2_left)."""
+    n = rows.shape[0]
+    cnt = np.zeros(n_na_rank + 1, dtype=np.int64)
+    b1 = np.zeros(n_na_rank + 1, dtype=np.uint64)
+    b2 = np.zeros(n_na_rank + 1, dtype=np.uint64)
+    for i in range(n):
+        r = rows[i]
+        k = rank[r]
+        cnt[k] += 1
+        b1[k] ^= z1[r]
+        b2[k] ^= z2[r]
+    na = cnt[n_na_rank]
+    na1 = b1[n_na_rank]
+    na2 = b2[n_na_rank]
+    cap = 2 * n_na_rank
+    side = np.empty(cap, dtype=np.int64)
+    thr = np.empty(cap, dtype=np.float64)
+    nleft = np.empty(cap, dtype=np.int64)
+    lh1 = np.empty(cap, dtype=np.uint64)
+    lh2 = np.empty(cap, dtype=np.uint64)
+    lo = max(min_leaf, 1)
+    m = 0
+    c = 0
+    h1 = np.uint64(0)
+    h2 = np.uint64(0)
+    for k in range(n_na_rank):
+        if cnt[k] == 0:
+            continue
+        c += cnt[k]
+        h1 ^= b1[k]
+        h2 ^= b2[k]
+        for s in (1, 2):
+            nl = c + na if s == 1 else c
+            if nl >= lo and n - nl >= lo:
+                side[m] = s
+                thr[m] = uvals[k]
+                nleft[m] = nl
+                lh1[m] = h1 ^ na1 if s == 1 else h1
+                lh2[m] = h2 ^ na2 if s == 1 else h2
+                m += 1
+    return side[:m].copy(), thr[:m].copy(), nleft[:m].copy(), lh1[:m].copy(), lh2[:m].copy()
+
+
+@kernel
+def _scan_categorical(col, rows, z1, z2, min_leaf, n_levels, max_subset_levels):
+    """The splits of a categorical feature at a node: with L levels present, every
+    two-way partition of them (2**(L-1) - 1) when L <= max_subset_levels, else each
+    level against the others (L); the listed side is the one with fewer levels (on a
+    tie, the one holding the lowest code). Where the node's rows have missing values,
+    each partition comes with the missing rows on the listed side (side 1) and on the
+    other (side 2), and one split more sends the missing rows alone left (side 1,
+    nothing listed). At least min_leaf rows a side. Returns (side, listed level
+    codes [m, MAX_LISTED] padded with -1, n_left, h1_left, h2_left)."""
+    n = rows.shape[0]
+    cnt = np.zeros(n_levels, dtype=np.int64)
+    b1 = np.zeros(n_levels, dtype=np.uint64)
+    b2 = np.zeros(n_levels, dtype=np.uint64)
+    na = 0
+    na1 = np.uint64(0)
+    na2 = np.uint64(0)
+    for i in range(n):
+        r = rows[i]
+        x = col[r]
+        if x != x:
+            na += 1
+            na1 ^= z1[r]
+            na2 ^= z2[r]
+        else:
+            k = np.int64(x)
+            cnt[k] += 1
+            b1[k] ^= z1[r]
+            b2[k] ^= z2[r]
+    present = np.empty(n_levels, dtype=np.int64)
+    L = 0
+    for k in range(n_levels):
+        if cnt[k] > 0:
+            present[L] = k
+            L += 1
+    full = L <= max_subset_levels
+    n_part = 0
+    if L >= 2:
+        n_part = (1 << (L - 1)) - 1 if full else L
+    per = 2 if na > 0 else 1
+    cap = n_part * per + 1
+    side = np.empty(cap, dtype=np.int64)
+    listed = np.full((cap, _MAX_LISTED), -1, dtype=np.int64)
+    nleft = np.empty(cap, dtype=np.int64)
+    lh1 = np.empty(cap, dtype=np.uint64)
+    lh2 = np.empty(cap, dtype=np.uint64)
+    lo = max(min_leaf, 1)
+    m = 0
+    for p in range(n_part):
+        codes = np.full(_MAX_LISTED, -1, dtype=np.int64)
+        if full:
+            # side A: a non-empty subset of the first L-1 levels; list the smaller of
+            # A and the rest (on a tie, the one holding the first level)
+            mask = p + 1
+            size = 0
+            for k in range(L):
+                size += (mask >> k) & 1
+            if 2 * size > L or (2 * size == L and not (mask & 1)):
+                mask = ((1 << L) - 1) ^ mask
+            j = 0
+            for k in range(L):
+                if (mask >> k) & 1:
+                    codes[j] = present[k]
+                    j += 1
+        else:
+            codes[0] = present[p]
+        c = 0
+        h1 = np.uint64(0)
+        h2 = np.uint64(0)
+        for j in range(_MAX_LISTED):
+            lv = codes[j]
+            if lv < 0:
+                break
+            c += cnt[lv]
+            h1 ^= b1[lv]
+            h2 ^= b2[lv]
+        for s in range(per):
+            sd = 0 if na == 0 else s + 1
+            nl = c + na if sd == 1 else c
+            if nl >= lo and n - nl >= lo:
+                side[m] = sd
+                listed[m] = codes
+                nleft[m] = nl
+                lh1[m] = h1 ^ na1 if sd == 1 else h1
+                lh2[m] = h2 ^ na2 if sd == 1 else h2
+                m += 1
+    if na > 0 and L >= 1 and na >= lo and n - na >= lo:
+        side[m] = 1                       # the missing rows alone
+        nleft[m] = na
+        lh1[m] = na1
+        lh2[m] = na2
+        m += 1
+    return side[:m].copy(), listed[:m].copy(), nleft[:m].copy(), lh1[:m].copy(), \
+        lh2[:m].copy()

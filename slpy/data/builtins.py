@@ -9,13 +9,21 @@ handle, so proofs can be compared and replayed cheaply.
     rows_size(R, N)               number of rows in R
     rows_class_counts(R, Cs)      class counts in R (classification)
     features(Fs)                  the predictor names, as atoms
-    feature_thresholds(R, F, Ts)  candidate thresholds of F within R (observed values
-                                  except the largest: x =< T leaves both sides non-empty)
-    split_rows(R, F, T, L, Rr)    L: rows of R with F =< T, Rr: the others
-    valid_splits(R, MinLeaf, Ss)  every split(F, T, L, Rr) leaving >= MinLeaf rows a side
-    uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, T, L, Rr) drawn
+    feature_thresholds(R, F, Ts)  candidate thresholds of a numeric F within R (observed
+                                  values except the largest: x =< T leaves both sides
+                                  non-empty)
+    split_rows(R, F, V, L, Rr)    L: rows of R that pass the test V of F (F =< V for a
+                                  number V; slpy.data.splits for in(Levels) and
+                                  na(Side, Test)), Rr: the others
+    valid_splits(R, MinLeaf, Ss)  every split(F, V, L, Rr) leaving >= MinLeaf rows a side
+    uniform_split(R, MinLeaf, S)  a stochastic choice point: S = split(F, V, L, Rr) drawn
                                   uniformly among the valid splits (without replacement
                                   on backtracking); fails when there is none
+
+A categorical feature's splits list the levels that go left, ``in([a, b])``; where a
+node's rows have missing values of a feature, each of its splits comes twice, the
+missing rows on either side, ``na(left, V)`` and ``na(right, V)`` (slpy.data.splits;
+docs/priors.md says how many subsets of many levels there are and why).
 
 They are the "data" plugin (slpy.logic.plugins): ``Program.attach_data(dataset)``
 gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
@@ -28,9 +36,9 @@ from ..logic.arith import eval_arith
 from ..logic.plugins import Plugin, UniformChoice, register
 from ..terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
-from ..terms.args import int_arg, number_arg
+from ..terms.args import int_arg
 from .rowsets import RowSets
-from .splits import threshold_value
+from .splits import FEATURE_MASK, split_of, threshold_value, value_term
 
 __all__ = ["DATA", "DataState", "rows_term", "row_id", "data_state"]
 
@@ -39,15 +47,18 @@ ROWS = "rows"
 
 class DataState:
     """What the data builtins keep for one program (``engine.plugin_state["data"]``):
-    the training data, its row sets, the features by name and as atoms, and the
-    cache of each row set's valid splits."""
-    __slots__ = ("dataset", "rowsets", "feature_index", "feature_atoms", "split_cache")
+    the training data, its row sets, the features by name and as atoms, each
+    feature's levels (None for a numeric one), and the cache of each row set's valid
+    splits."""
+    __slots__ = ("dataset", "rowsets", "feature_index", "feature_atoms", "feature_levels",
+                 "split_cache")
 
     def __init__(self, dataset, rowsets):
         self.dataset = dataset
         self.rowsets = rowsets
         self.feature_index = {n: i for i, n in enumerate(dataset.feature_names)}
         self.feature_atoms = [atom(n) for n in dataset.feature_names]
+        self.feature_levels = dataset.levels or [None] * dataset.n_features
         self.split_cache: dict = {}
         rowsets.on_clear(self.split_cache.clear)
 
@@ -125,14 +136,24 @@ def features(eng, fs):
 @DATA.det("feature_thresholds", 3)
 def feature_thresholds(eng, r, f, ts):
     st = data_state(eng)
-    th = st.rowsets.thresholds(row_id(r), _feature(st, f))
+    fi = _feature(st, f)
+    if st.feature_levels[fi] is not None:
+        raise type_error("numeric_feature", deref(f))
+    th = st.rowsets.thresholds(row_id(r), fi)
     return eng.unify(ts, mklist([threshold_value(x) for x in th]))
 
 
 @DATA.det("split_rows", 5)
 def split_rows(eng, r, f, t, left, right):
     st = data_state(eng)
-    lid, rid = st.rowsets.split(row_id(r), _feature(st, f), float(number_arg(t)))
+    fi = _feature(st, f)
+    levels = st.feature_levels[fi]
+    tt = deref(t)
+    if levels is None and type(tt) in (int, float):
+        code, v = fi, float(tt)
+    else:
+        code, v = split_of(levels, fi, tt)
+    lid, rid = st.rowsets.split(row_id(r), code, v)
     return eng.unify(left, rows_term(lid)) and eng.unify(right, rows_term(rid))
 
 
@@ -145,9 +166,19 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         fa = st.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
-        def value(i):
-            f, t, l, r = sl[i]
-            return Struct("split", (fa[f], threshold_value(t), rows_term(l), rows_term(r)))
+        if st.dataset.plain:
+            def value(i):
+                f, t, l, r = sl[i]
+                return Struct("split", (fa[f], threshold_value(t), rows_term(l),
+                                        rows_term(r)))
+        else:
+            lv = st.feature_levels
+
+            def value(i):
+                code, t, l, r = sl[i]
+                f = code & FEATURE_MASK
+                return Struct("split", (fa[f], value_term(lv[f], code, t), rows_term(l),
+                                        rows_term(r)))
 
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
@@ -229,8 +260,9 @@ def _split_choice_except(st, rid, min_leaf, forbidden) -> UniformChoice:
         sl = st.rowsets.valid_splits(rid, min_leaf)
         feats, thrs = sl.features, sl.thresholds
         keep = np.ones(len(sl), bool)
+        numeric = ~st.rowsets._cat[feats & FEATURE_MASK]     # boxes bound numbers only
         for f, lo, hi in forbidden:
-            keep &= ~((feats == f) & (thrs >= lo) & (thrs < hi))
+            keep &= ~(((feats & FEATURE_MASK) == f) & numeric & (thrs >= lo) & (thrs < hi))
         allowed = np.nonzero(keep)[0]
         pos = {int(j): i for i, j in enumerate(allowed)}
 

@@ -2,37 +2,27 @@
 
 A :class:`Dataset` is what a prior conditions on (``X``) and what a likelihood scores
 (``y``). Classification responses are stored as int32 codes into ``classes``;
-regression responses as float64. Loading uses the standard ``csv`` module and NumPy
-only, so pandas stays optional.
+regression responses as float64. CSV files are read with pandas (slpy.data.csvfile),
+their columns checked as numbers or coded as categories by slpy.data.columns.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from ..errors import PicklableError
+from .columns import (_Factor, _column, _encode_classes, _level_codes, _numeric_column,
+                      encode_columns)
+from .csvfile import DataError, Table, _text, read_table, scan_records
+from .splits import MAX_LEVELS
 
 __all__ = ["Dataset", "DataError", "MissingValueError", "Rows", "load_csv", "read_rows",
            "encode_labels", "from_arrays", "dataset_hash", "train_test_split", "MISSING"]
 
 TASKS = ("classification", "regression")
-
-
-class DataError(PicklableError, ValueError):
-    """A dataset could not be read or built. ``str()`` is one line naming the source."""
-
-    def __init__(self, source, message: str):
-        # Newlines inside a value would break the one-line promise.
-        text = f"{source}: {message}".replace("\r", " ").replace("\n", " ")
-        super().__init__(text)
-        self.source = str(source)
 
 
 @dataclass(eq=False)
@@ -42,6 +32,11 @@ class Dataset:
     ``y`` holds int32 codes into ``classes`` for classification and float64 values
     for regression (``classes`` is then None). ``n_dropped`` counts rows dropped at
     load time for missing values; ``source`` says where the data came from.
+
+    ``levels[j]`` is None for a numeric feature and, for a categorical one, the list
+    of its levels, column j of X holding codes into it (``levels`` None: all numeric).
+    With ``missing`` true, NaN in X is a missing value (split rules send it down a side,
+    slpy.data.splits); without, X must be finite.
     """
 
     X: np.ndarray
@@ -52,6 +47,10 @@ class Dataset:
     n_dropped: int = 0
     source: str = "<arrays>"
     _hash: str | None = field(default=None, init=False, repr=False)
+    levels: list | None = None
+    missing: bool = False
+    #: (new data read ``like`` a training set) categorical feature -> {new level: rows}
+    unseen: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         src = self.source
@@ -65,8 +64,9 @@ class Dataset:
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.shape[0] == 0:
             raise DataError(src, "no rows")
-        if not np.isfinite(X).all():
-            r, c = np.argwhere(~np.isfinite(X))[0]
+        bad = np.isinf(X) if self.missing else ~np.isfinite(X)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
             raise DataError(src, f"non-finite predictor value at row {r}, column {c}")
         y = np.asarray(self.y).reshape(-1)
         if y.shape[0] != X.shape[0]:
@@ -93,7 +93,26 @@ class Dataset:
         X, y = X.view(), y.view()
         X.setflags(write=False)
         y.setflags(write=False)
+        self.levels = _check_levels(src, X, names, self.levels)
+        self.missing = bool(self.missing)
         self.X, self.y, self.feature_names, self.classes = X, y, names, classes
+
+    @property
+    def categorical(self) -> np.ndarray:
+        """bool [p]: which features are categorical."""
+        return np.array([lv is not None for lv in self.levels or [None] * self.n_features],
+                        dtype=bool)
+
+    @property
+    def plain(self) -> bool:
+        """All features numeric and no missing value: every split is ``x <= t``."""
+        return self.levels is None and not (self.missing and np.isnan(self.X).any())
+
+    def with_X(self, X) -> "Dataset":
+        """A copy with other predictor values (same columns, levels and response)."""
+        return Dataset(X, self.y, list(self.feature_names),
+                       None if self.classes is None else list(self.classes), self.task,
+                       self.n_dropped, self.source, self.levels, self.missing)
 
     @property
     def n_rows(self) -> int:
@@ -123,7 +142,7 @@ class Dataset:
             raise DataError(self.source, "row index out of range")
         return Dataset(self.X[idx], self.y[idx], list(self.feature_names),
                        None if self.classes is None else list(self.classes),
-                       self.task, 0, self.source)
+                       self.task, 0, self.source, self.levels, self.missing)
 
     def subset(self, rows) -> "Dataset":
         """The rows selected by a boolean mask or an index array, in dataset order.
@@ -140,52 +159,41 @@ class Dataset:
         return self.take(idx)
 
 
-def _parse_float(text: str) -> float | None:
-    try:
-        v = float(text)
-    except ValueError:
+def _check_levels(src, X, names, levels):
+    """``levels`` checked against X (None when no feature is categorical)."""
+    if levels is None or all(lv is None for lv in levels):
         return None
-    return v if math.isfinite(v) else None
-
-
-def _encode_classes(labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Codes into the sorted unique labels; numeric labels sort as numbers."""
-    uniq = sorted(set(labels))
-    nums = [_parse_float(s) for s in uniq]
-    if all(v is not None for v in nums):
-        uniq = [s for _, s in sorted(zip(nums, uniq))]
-    index = {s: i for i, s in enumerate(uniq)}
-    return np.fromiter((index[s] for s in labels), np.int32, len(labels)), uniq
+    levels = list(levels)
+    if len(levels) != X.shape[1]:
+        raise DataError(src, f"{len(levels)} level lists for {X.shape[1]} columns")
+    out = []
+    for j, lv in enumerate(levels):
+        if lv is None:
+            out.append(None)
+            continue
+        lv = [str(v) for v in lv]
+        if len(set(lv)) != len(lv):
+            raise DataError(src, f"column {names[j]!r}: repeated levels")
+        if len(lv) > MAX_LEVELS:
+            raise DataError(src, f"column {names[j]!r} has {len(lv)} levels; a categorical "
+                                 f"feature may have at most {MAX_LEVELS}")
+        col = X[:, j]
+        ok = np.isnan(col) | ((col >= -1) & (col < len(lv)) & (col == np.round(col)))
+        if not ok.all():
+            raise DataError(src, f"column {names[j]!r}: a categorical column holds level "
+                                 f"codes 0..{len(lv) - 1} (-1: a level new to a model)")
+        out.append(lv)
+    return out
 
 
 def _read_table(path: Path) -> list[tuple[int, list[str]]]:
-    """(line number, fields) of each non-blank record."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise DataError(path, f"cannot read file ({e.strerror or e})") from None
-    if not raw.strip():
-        raise DataError(path, "empty file")
-    if b"\0" in raw:
-        raise DataError(path, "not a CSV text file (binary content)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DataError(path, "not a CSV text file (not UTF-8)") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    out, prev = [], 0
-    try:
-        for r in reader:
-            if r:
-                out.append((prev + 1, r))   # first line of a record (quotes may span)
-            prev = reader.line_num
-        return out
-    except csv.Error as e:
-        raise DataError(path, f"not a valid CSV file ({e})") from None
+    """(line number, fields) of each non-blank record, the header's included, read
+    line by line (the network family's reader: its files are small)."""
+    return list(scan_records(path, _text(path)))
 
 
 MISSING = ("", "?", "NA", "N/A", "NaN", "nan")
-ON_MISSING = ("drop", "error")
+ON_MISSING = ("drop", "error", "split")
 
 
 class MissingValueError(DataError):
@@ -195,36 +203,74 @@ class MissingValueError(DataError):
 @dataclass
 class Rows:
     """Rows read from a CSV file: predictors ``X`` (float64 [n, p]) in the order of
-    ``feature_names``, the response's texts ``labels`` (None without one) and the
-    number of rows left out for a missing value."""
+    ``feature_names``, the response's texts ``labels`` (None without one), the
+    number of rows left out for a missing value, and the line of each row (read from
+    the file when first needed). ``levels`` as Dataset's; ``unseen``: per categorical
+    feature, the levels of new rows that ``like`` lacks (coded -1), with their counts."""
     X: np.ndarray
     feature_names: list[str]
     labels: list[str] | None
     response: str | None
     n_dropped: int
-    lines: list[int]
+    lines: Sequence[int]
+    levels: list | None = None
+    unseen: dict = field(default_factory=dict)
+
+
+class _Lines(Sequence):
+    """The file lines of the kept rows of a Table, scanned when first read (only
+    messages need them)."""
+
+    def __init__(self, table: Table, keep: np.ndarray | None):
+        self._table, self._keep = table, keep
+
+    def __len__(self) -> int:
+        return self._table.n_rows if self._keep is None else len(self._keep)
+
+    def __getitem__(self, i):
+        lines = self._table.lines()
+        return (lines if self._keep is None else lines[self._keep])[i].tolist()
+
+
+def _record_field(table: Table, i: int, j: int) -> str:
+    """The text of field j of data row i, as the file has it."""
+    line = int(table.lines()[i])
+    return next(r[j] for ln, r in scan_records(table.path, table.text) if ln == line)
 
 
 def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None,
               response: bool = True, missing: Sequence[str] = MISSING,
-              exclude: Sequence[str] = (), on_missing: str = "drop") -> Rows:
+              exclude: Sequence[str] = (), on_missing: str = "drop",
+              categorical=()) -> Rows:
     """Read the rows of a CSV file with a header row.
 
     The response is the column ``class_col``, by default the one named ``class``
     (a file without one is an error when ``response`` is required: a silent guess
-    would score the wrong column). Columns named in ``exclude`` are ignored; every
-    other column is a numeric predictor. With ``like`` (test or new data for a model
-    fitted on ``like``) the predictors are ``like``'s features, matched by name in any
-    order; a column that is none of them is an error. A row with a value in
-    ``missing`` in a used column is left out and counted (``on_missing="drop"``) or
-    refused (``"error"``: MissingValueError naming the line and column).
+    would score the wrong column). Columns named in ``exclude`` are ignored; the
+    columns named in ``categorical`` (or, with ``categorical="auto"``, every column
+    holding a value that is not a number) are categorical predictors, their levels the
+    distinct texts; every other column is a numeric predictor. With ``like`` (test or
+    new data for a model fitted on ``like``) the predictors are ``like``'s features,
+    matched by name in any order, categorical as they are there (a level ``like`` lacks
+    is coded -1 and counted in ``unseen``); a column that is none of them is an error.
+    A row with a value in ``missing`` in a used column is left out and counted
+    (``on_missing="drop"``) or refused (``"error"``: MissingValueError naming the line
+    and column); with ``"split"`` a missing predictor is kept (NaN: the trees send it
+    down a side of each split) and only a missing response leaves its row out.
     """
     path = Path(path)
     if on_missing not in ON_MISSING:
         raise DataError(path, f"on_missing must be one of {ON_MISSING}, not {on_missing!r}")
-    table = _read_table(path)
-    header = [h.strip() for h in table[0][1]]
-    body = table[1:]
+    miss = {m.strip() for m in missing}
+    auto = categorical == "auto"
+    cats = set() if auto else {categorical} if isinstance(categorical, str) \
+        else set(categorical)
+    if like is not None:
+        auto = False
+        cats = {f for f, lv in zip(like.feature_names, like.levels or ()) if lv is not None}
+    table = read_table(path, lambda header: [class_col or "class", *exclude, *cats],
+                       sorted(miss))
+    header = table.header
     if len(header) < 2 and like is None:
         raise DataError(path, "not a CSV table: the header needs at least two columns")
     if len(set(header)) != len(header):
@@ -241,6 +287,11 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
     elif class_col not in header and response:
         raise DataError(path, f"class column {class_col!r} is not in the header")
     ycol = header.index(class_col) if class_col in header else None
+    for h in sorted(cats - set(header)) if like is None else ():
+        raise DataError(path, f"categorical column {h!r} is not in the header")
+    if class_col in cats and like is None:
+        raise DataError(path, f"the response column {class_col!r} cannot be a "
+                              f"categorical predictor")
     if like is None:
         xcols = [j for j, h in enumerate(header) if j != ycol and h not in exclude]
     else:
@@ -257,74 +308,88 @@ def read_rows(path, class_col: str | None = None, *, like: Dataset | None = None
         xcols = [header.index(f) for f in like.feature_names]
     if not xcols:
         raise DataError(path, "no predictor columns")
-    used = ([] if ycol is None else [ycol]) + xcols
-    width = len(header)
-    for line, row in body:
-        if len(row) != width:
-            raise DataError(path, f"line {line} has {len(row)} fields, "
-                                  f"the header has {width}")
-    if not body:
+    if not table.n_rows:
         raise DataError(path, "no data rows")
-    # Column-wise: a set per column finds the missing markers, so the common case
-    # (nothing missing) never loops over fields in Python.
-    cols = list(zip(*(row for _, row in body)))
-    lines = [line for line, _ in body]
-    miss = {m.strip() for m in missing}
-    drop = np.zeros(len(body), dtype=bool)
-    for j in used:
-        bad = {v for v in set(cols[j]) if v.strip() in miss}
-        if bad:
-            drop |= np.fromiter((v in bad for v in cols[j]), bool, len(body))
+    used = ([] if ycol is None else [ycol]) + xcols
+    # Column-wise, in pandas: the common case (nothing missing) never loops over
+    # fields in Python.
+    cols = {j: _column(table, j, miss) for j in used}
+    drop = np.zeros(table.n_rows, dtype=bool)
+    for j in used if on_missing != "split" else used[:1] if ycol is not None else ():
+        drop |= cols[j][1]
     dropped = int(drop.sum())
     if dropped and on_missing == "error":
         i = int(np.flatnonzero(drop)[0])
-        j = next(j for j in used if cols[j][i].strip() in miss)
-        raise MissingValueError(path, f"line {lines[i]}, column {header[j]!r}: missing "
-                                      f"value {cols[j][i]!r} ({dropped} of {len(body)} "
-                                      f"rows have one)")
-    if dropped == len(body):
+        j = next(j for j in used if cols[j][1][i])
+        raise MissingValueError(path, f"line {table.lines()[i]}, column {header[j]!r}: "
+                                      f"missing value {_record_field(table, i, j)!r} "
+                                      f"({dropped} of {table.n_rows} rows have one)")
+    if dropped == table.n_rows:
         raise DataError(path, "no complete data rows")
-    if dropped:
-        keep = np.flatnonzero(~drop).tolist()
-        cols = [[c[i] for i in keep] if j in used else c for j, c in enumerate(cols)]
-        lines = [lines[i] for i in keep]
-    X = np.empty((len(lines), len(xcols)), dtype=np.float64)
+    keep = np.flatnonzero(~drop) if dropped else None
+    lines = _Lines(table, keep)
+    X = np.empty((table.n_rows - dropped, len(xcols)), dtype=np.float64)
+    levels: list = [None] * len(xcols)
+    unseen: dict = {}
     for k, j in enumerate(xcols):
-        X[:, k] = _numeric_column(path, header[j], cols[j], lines)
-    labels = None if ycol is None else [v.strip() for v in cols[ycol]]
+        values = cols[j][0] if keep is None else cols[j][0][keep]
+        name = header[j]
+        if name in cats or (auto and isinstance(values, _Factor)):
+            if like is None:
+                X[:, k], levels[k] = _level_codes(values)
+            else:
+                lv = like.levels[like.feature_names.index(name)]
+                X[:, k], new = _level_codes(values, lv)
+                if new:
+                    unseen[name] = new
+                levels[k] = lv
+        else:
+            X[:, k] = _numeric_column(path, name, values, lines,
+                                      allow_nan=on_missing == "split", hint=like is None)
+    labels = None
+    if ycol is not None:
+        y = cols[ycol][0] if keep is None else cols[ycol][0][keep]
+        labels = y.values()          # the response column is read as text
     return Rows(X, [header[j] for j in xcols], labels,
-                None if ycol is None else class_col, dropped, lines)
+                None if ycol is None else class_col, dropped, lines,
+                levels if any(lv is not None for lv in levels) else None, unseen)
 
 
 def load_csv(path, class_col: str | None = None, regression: bool = False,
              missing: Sequence[str] = MISSING, exclude: Sequence[str] = (),
-             on_missing: str = "drop", like: Dataset | None = None) -> Dataset:
+             on_missing: str = "drop", like: Dataset | None = None,
+             categorical=()) -> Dataset:
     """Read a CSV file with a header row into a :class:`Dataset` (see
-    :func:`read_rows` for the columns and missing values; rows left out are counted
-    in ``n_dropped``).
+    :func:`read_rows` for the columns, categorical ones and missing values; rows left
+    out are counted in ``n_dropped``).
 
     Classification labels may be any text; ``classes`` are the sorted distinct
     labels (numerically sorted when all labels are numbers). With ``like``, the
-    classes are ``like``'s and a label it does not have is an error.
+    classes are ``like``'s and a label it does not have is an error; the levels of a
+    categorical feature that ``like`` lacks are in ``unseen`` (rows coded -1).
     """
     rows = read_rows(path, class_col, like=like, missing=missing, exclude=exclude,
-                     on_missing=on_missing)
+                     on_missing=on_missing, categorical=categorical)
     src = str(Path(path))
     regression = regression if like is None else like.task == "regression"
+    extra = (rows.levels, on_missing == "split")
     if regression:
         y = _numeric_column(path, rows.response, rows.labels, rows.lines)
-        return Dataset(rows.X, y, rows.feature_names, None, "regression", rows.n_dropped,
-                       src)
-    if like is not None:
-        return Dataset(rows.X, encode_labels(path, rows.labels, like.classes, rows.lines),
-                       rows.feature_names, list(like.classes), "classification",
-                       rows.n_dropped, src)
-    y, classes = _encode_classes(rows.labels)
-    if len(classes) < 2:
-        raise DataError(path, f"class column {rows.response!r} has a single class "
-                              f"{classes[0]!r}")
-    return Dataset(rows.X, y, rows.feature_names, classes, "classification",
-                   rows.n_dropped, src)
+        ds = Dataset(rows.X, y, rows.feature_names, None, "regression", rows.n_dropped,
+                     src, *extra)
+    elif like is not None:
+        ds = Dataset(rows.X, encode_labels(path, rows.labels, like.classes, rows.lines),
+                     rows.feature_names, list(like.classes), "classification",
+                     rows.n_dropped, src, *extra)
+    else:
+        y, classes = _encode_classes(rows.labels)
+        if len(classes) < 2:
+            raise DataError(path, f"class column {rows.response!r} has a single class "
+                                  f"{classes[0]!r}")
+        ds = Dataset(rows.X, y, rows.feature_names, classes, "classification",
+                     rows.n_dropped, src, *extra)
+    ds.unseen = rows.unseen
+    return ds
 
 
 def encode_labels(source, labels: Sequence[str], classes: Sequence[str],
@@ -340,30 +405,21 @@ def encode_labels(source, labels: Sequence[str], classes: Sequence[str],
                                 f"data's classes ({', '.join(classes)})") from None
 
 
-def _numeric_column(path, name: str, values: Sequence[str], lines) -> np.ndarray:
-    try:
-        col = np.array(values, dtype=np.float64)   # fast path, C-level parsing
-    except ValueError:
-        col = None
-    if col is not None and np.isfinite(col).all():
-        return col
-    for v, ln in zip(values, lines):   # slow path only to name the culprit
-        if _parse_float(v) is None:
-            raise DataError(path, f"column {name!r}, line {ln}: value {v!r} is not a "
-                                  f"finite number")
-    raise DataError(path, f"column {name!r} is not numeric")  # pragma: no cover
-
-
 def from_arrays(X, y, feature_names: Sequence[str] | None = None,
                 classes: Sequence[str] | None = None, task: str | None = None,
-                source: str = "<arrays>") -> Dataset:
+                source: str = "<arrays>", categorical=None,
+                missing: bool = False) -> Dataset:
     """Build a Dataset from arrays (the Python API).
 
     ``task`` defaults to regression for a float ``y`` and classification otherwise.
     For classification ``y`` may be labels (strings or numbers, encoded like
     :func:`load_csv`) or, when ``classes`` is given, integer codes into it.
+    ``categorical``: the columns (indices or names) whose values are categories, or
+    ``"auto"`` for every column holding a value that is not a number; their levels
+    are the distinct values as text. With ``missing``, None and NaN in X are missing
+    values (kept: the trees send them down a side of each split); without, an error.
     """
-    X = np.asarray(X)
+    X = np.asarray(X, dtype=object if categorical is not None else None)
     if X.ndim == 1:
         X = X.reshape(-1, 1)
     y = np.asarray(y).reshape(-1)
@@ -371,21 +427,26 @@ def from_arrays(X, y, feature_names: Sequence[str] | None = None,
         task = "regression" if np.issubdtype(y.dtype, np.floating) else "classification"
     if feature_names is None:
         feature_names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 0)]
+    levels = None
+    if categorical is not None and X.ndim == 2:
+        X, levels = encode_columns(X, list(feature_names), categorical, source)
+    extra = (levels, missing)
     if task == "regression":
         if not np.issubdtype(y.dtype, np.number):
             raise DataError(source, "regression y must be numeric")
-        return Dataset(X, y, list(feature_names), None, task, 0, source)
+        return Dataset(X, y, list(feature_names), None, task, 0, source, *extra)
     if classes is None:
         codes, classes = _encode_classes([str(v) for v in y.tolist()])
     else:
         if not np.issubdtype(y.dtype, np.integer):
             raise DataError(source, "with classes given, y must be integer codes")
         codes = y
-    return Dataset(X, codes, list(feature_names), list(classes), task, 0, source)
+    return Dataset(X, codes, list(feature_names), list(classes), task, 0, source, *extra)
 
 
 def dataset_hash(ds: Dataset) -> str:
-    """SHA-256 of the data (X, y, names, classes, task): identifies it in run configs."""
+    """SHA-256 of the data (X, y, names, classes, task, levels): identifies it in run
+    configs."""
     if ds._hash is None:
         h = hashlib.sha256()
         h.update(f"{ds.task}|{ds.X.shape}|".encode())
@@ -393,6 +454,8 @@ def dataset_hash(ds: Dataset) -> str:
         h.update(b"\x1e" + "\x1f".join(ds.classes or []).encode() + b"\x1e")
         h.update(ds.X.tobytes())
         h.update(ds.y.tobytes())
+        if ds.levels is not None:        # (numeric data hash as they always have)
+            h.update(repr(ds.levels).encode())
         ds._hash = h.hexdigest()
     return ds._hash
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _kernels as K
 from .dataset import Dataset
+from .splits import FEATURE_MASK, MAX_SUBSET_LEVELS, NA_RIGHT, SIDE_SHIFT, pack_levels
 
 __all__ = ["RowSets", "SplitList"]
 
@@ -157,6 +158,18 @@ class RowSets:
         self._y = dataset.y
         self._n_classes = dataset.n_classes
         self._n_features = dataset.n_features
+        # split rules beyond x <= t (slpy.data.splits): categorical features, and
+        # numeric ones with missing values; a feature with neither is "plain"
+        self._plain = dataset.plain
+        self._cat = dataset.categorical
+        self._na = np.isnan(self._XT).any(axis=1) if dataset.missing else \
+            np.zeros(self._n_features, dtype=bool)
+        self._plain_f = ~self._cat & ~self._na
+        self._n_levels = np.array([0 if lv is None else len(lv) for lv in
+                                   dataset.levels or [None] * self._n_features], np.int64)
+        if self._cat.any() and (self._XT[self._cat] < 0).any():
+            raise ValueError("a training set holds a level code -1 (a level new to the "
+                             "model): row sets need the levels of their own data")
         bits = np.random.Generator(np.random.PCG64(seed)).bit_generator
         self._z1 = bits.random_raw(n).astype(np.uint64)
         self._z2 = bits.random_raw(n).astype(np.uint64)
@@ -215,8 +228,16 @@ class RowSets:
             raise IndexError(f"no row set {rid!r} (table has {self._count})")
 
     def _check_feature(self, f) -> None:
-        if not (isinstance(f, (int, np.integer)) and 0 <= f < self._n_features):
+        """``f``: a feature, or a split code (slpy.data.splits: feature and side)."""
+        if not (isinstance(f, (int, np.integer)) and 0 <= (f & FEATURE_MASK) < self._n_features
+                and 0 <= f >> SIDE_SHIFT <= NA_RIGHT):
             raise IndexError(f"no feature {f!r} (dataset has {self._n_features})")
+
+    def _rule(self, code: int, v: float):
+        """(feature, True when x <= t decides it alone, side, categorical)."""
+        f = code & FEATURE_MASK
+        side = code >> SIDE_SHIFT
+        return f, side == 0 and bool(self._plain_f[f]), side, bool(self._cat[f])
 
     @staticmethod
     def _empty_slots(cap: int) -> tuple:
@@ -296,8 +317,14 @@ class RowSets:
             chain.append(cur)
             cur = int(self._opar[cur])
         for c in reversed(chain):
-            parent, f = int(self._opar[c]), int(self._ofeat[c])
-            arr = K._side(self._XT[f], self._rows[parent], self._othr[c], self._oleft[c])
+            parent, code = int(self._opar[c]), int(self._ofeat[c])
+            f, simple, side, cat = self._rule(code, self._othr[c])
+            prows = self._rows[parent]
+            if simple:
+                arr = K._side(self._XT[f], prows, self._othr[c], self._oleft[c])
+            else:
+                go = K._rule_mask(self._XT[f], prows, side, cat, self._othr[c])
+                arr = np.ascontiguousarray(prows[go if self._oleft[c] else ~go])
             if arr.shape[0] != self._size[c]:   # pragma: no cover - a hash collision
                 raise RuntimeError(_COLLISION)
             self._rows[c] = _frozen(arr)
@@ -307,7 +334,8 @@ class RowSets:
     # ---- splits -----------------------------------------------------------------
 
     def split(self, rid: int, f: int, t: float) -> tuple[int, int]:
-        """(left, right) ids for the test ``x_f <= t``; a side may be the empty set."""
+        """(left, right) ids for the test ``x_f <= t``, or the split rule ``(f, t)``
+        (a split code and value, slpy.data.splits); a side may be the empty set."""
         hit = self._split_cache.get((rid, f, t))
         if hit is not None:
             return hit
@@ -315,7 +343,13 @@ class RowSets:
         self._check_feature(f)
         self._budget()
         f, t = int(f), float(t)
-        left, right = K._partition(self._XT[f], self.rows(rid), t)
+        feat, simple, side, cat = self._rule(f, t)
+        if simple:
+            left, right = K._partition(self._XT[feat], self.rows(rid), t)
+        else:
+            rows = self.rows(rid)
+            go = K._rule_mask(self._XT[feat], rows, side, cat, t)
+            left, right = np.ascontiguousarray(rows[go]), np.ascontiguousarray(rows[~go])
         out = (self._intern(left, rid, f, t, True), self._intern(right, rid, f, t, False))
         self._split_cache[(rid, f, t)] = out
         self._bytes_derived += 200
@@ -331,8 +365,13 @@ class RowSets:
             return hit
         self._check(rid)
         self._check_feature(f)
+        if self._cat[f]:
+            raise TypeError(f"feature {f} is categorical: it has levels, not thresholds")
         self._budget()
-        out = _frozen(K._thresholds(self._XT[int(f)], self.rows(rid)))
+        rows = self.rows(rid)
+        if self._na[f]:
+            rows = np.ascontiguousarray(rows[~np.isnan(self._XT[int(f)][rows])])
+        out = _frozen(K._thresholds(self._XT[int(f)], rows))
         self._thr_cache[(rid, f)] = out
         self._bytes_derived += out.nbytes + 200
         return out
@@ -350,8 +389,12 @@ class RowSets:
         if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 0:
             raise ValueError(f"min_leaf must be a non-negative integer, not {min_leaf!r}")
         self._budget()
-        scan = K._scan_splits(self._rankT, self._uvals, self._uoff, self.rows(rid),
-                              self._z1, self._z2, int(min_leaf), float(self.bucket_factor))
+        if self._plain:
+            scan = K._scan_splits(self._rankT, self._uvals, self._uoff, self.rows(rid),
+                                  self._z1, self._z2, int(min_leaf),
+                                  float(self.bucket_factor))
+        else:
+            scan = self._scan_rules(self.rows(rid), int(min_leaf))
         out = SplitList(self, int(rid), int(min_leaf), scan)
         self._valid_cache[(rid, min_leaf)] = out
         # per split its 5 array entries and a list slot, plus the objects around them
@@ -359,6 +402,33 @@ class RowSets:
         # measured on BCW
         self._bytes_derived += 56 * len(out) + 2000
         return out
+
+    def _scan_rules(self, rows: np.ndarray, min_leaf: int) -> tuple:
+        """_scan_splits' result for data with categorical features or missing values:
+        each feature by its own kernel, the splits in (code, value) order."""
+        parts = []
+        for f in range(self._n_features):
+            lo, hi = int(self._uoff[f]), int(self._uoff[f + 1])
+            rank = self._rankT[f]
+            if self._cat[f]:
+                side, listed, nl, h1, h2 = K._scan_categorical(
+                    self._XT[f], rows, self._z1, self._z2, min_leaf,
+                    int(self._n_levels[f]), MAX_SUBSET_LEVELS)
+                vals = np.array([pack_levels(c[c >= 0]) for c in listed], dtype=np.float64)
+            elif self._na[f] and (rank[rows] == hi - lo - 1).any():
+                side, vals, nl, h1, h2 = K._scan_numeric_na(
+                    rank, self._uvals[lo:hi], rows, self._z1, self._z2, min_leaf,
+                    hi - lo - 1)
+            else:
+                feat, vals, nl, h1, h2, _, _ = K._scan_splits(
+                    rank[None, :], self._uvals[lo:hi], np.array([0, hi - lo]), rows,
+                    self._z1, self._z2, min_leaf, float(self.bucket_factor))
+                side = np.zeros(len(vals), dtype=np.int64)
+            parts.append((f | (side << SIDE_SHIFT), vals, nl, h1, h2))
+        code, vals, nl, h1, h2 = (np.concatenate([p[k] for p in parts]) for k in range(5))
+        order = np.lexsort((vals, code))
+        t1, t2 = K._set_key(rows, self._z1, self._z2)
+        return (code[order], vals[order], nl[order], h1[order], h2[order], t1, t2)
 
     # ---- response summaries -------------------------------------------------------
 

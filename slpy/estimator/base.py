@@ -63,6 +63,13 @@ def _random_state(v):
                                                      np.random.Generator))
 
 
+def _categorical_features(v):
+    return v is None or (isinstance(v, str) and v == "from_dtype") or (
+        isinstance(v, (list, tuple)) and all(
+            isinstance(c, str) or (isinstance(c, numbers.Integral) and not isinstance(c, bool))
+            for c in v))
+
+
 def _n_jobs(v):
     return v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool)
                          and v != 0)
@@ -91,6 +98,9 @@ _SHARED = {
     "swap": (_choice("neighbours", "random"), "'neighbours' or 'random'"),
     "init": (_choice("prior", "greedy"), "'prior' or 'greedy'"),
     "bucket": (_none_or(_int(2)), "None or an integer >= 2"),
+    "categorical_features": (_categorical_features, "'from_dtype', None, or a list of "
+                                                    "column names or indices"),
+    "missing": (_choice("error", "split"), "'error' or 'split'"),
     "n_trees": (_int(1), "an integer >= 1"),
     "n_jobs": (_n_jobs, "None or a non-zero integer"),
     "random_state": (_random_state, "None, an integer >= 0, a numpy RandomState or "
@@ -157,7 +167,8 @@ class BayesianTreeBase(BaseEstimator):
         ``train`` (the caller sets them all at once, so a failed fit changes none)."""
         from ..pcfg.bucket import Bucketer
         if self.bucket is not None:
-            train = Bucketer(int(self.bucket)).fit(train.X).transform_dataset(train)
+            train = Bucketer(int(self.bucket)).fit(train.X, train.categorical) \
+                .transform_dataset(train)
         seed = fitting.seed_from(self.random_state)
         path = fitting.resolve_prior(self.prior)
         params = self._prior_param_values()
@@ -189,10 +200,73 @@ class BayesianTreeBase(BaseEstimator):
             out["log_marginal_likelihood_"] = None
         return out
 
+    # ---- data ------------------------------------------------------------------------
+    def _validate(self, X, y=None, fitting=False, **kw):
+        """(X as float64 [n, p], categorical columns as level codes; y; the levels of
+        each feature or None). ``fit`` learns the levels, prediction codes X with them
+        (a level fit did not see: -1, which goes to the side of each split with more
+        training rows)."""
+        finite = "allow-nan" if self.missing == "split" else True
+        levels = None if fitting else self.feature_levels_
+        cats = self._categorical_columns(X) if fitting else None
+        if not cats and levels is None:          # numbers only: scikit-learn's checks
+            out = validate_data(self, X, y, reset=fitting, dtype=np.float64,
+                                ensure_all_finite=finite, **kw) if fitting else \
+                validate_data(self, X, reset=False, dtype=np.float64,
+                              ensure_all_finite=finite)
+            return (*out, None) if fitting else (out, None, None)
+        if fitting:
+            Xo, y = validate_data(self, X, y, dtype=None, ensure_all_finite=False, **kw)
+        else:
+            Xo = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
+        from ..data.columns import encode_columns
+        from ..data.dataset import DataError
+        names = self._feature_names()
+        try:
+            Xf, levels = encode_columns(Xo, names, cats, type(self).__name__,
+                                        levels=levels)
+        except DataError as e:
+            raise ValueError(str(e)) from None
+        if self.missing != "split" and np.isnan(Xf).any():
+            raise ValueError(f"{type(self).__name__}: X has missing values (None or NaN); "
+                             f"missing='split' keeps them")
+        return Xf, y, levels
+
+    def _categorical_columns(self, X) -> list:
+        """The columns fit reads as categories (indices)."""
+        spec = self.categorical_features
+        if spec is None:
+            return []
+        if spec == "from_dtype":
+            dtypes = getattr(X, "dtypes", None)
+            if dtypes is None:
+                return []
+            return [j for j, t in enumerate(dtypes) if str(t) in ("category", "str",
+                                                                  "string", "object")]
+        names = list(getattr(X, "columns", []))
+        out = []
+        for c in spec:
+            if isinstance(c, str):
+                if c not in names:
+                    raise ValueError(f"{type(self).__name__}: categorical_features names "
+                                     f"{c!r}, which is not a column of X")
+                out.append(names.index(c))
+            else:
+                out.append(int(c))
+        return out
+
+    def _dataset(self, X, y, classes, task, levels):
+        from ..data.dataset import DataError, Dataset
+        try:
+            return Dataset(X, y, self._feature_names(), classes, task, levels=levels,
+                           missing=self.missing == "split")
+        except DataError as e:
+            raise ValueError(str(e)) from None
+
     # ---- prediction ------------------------------------------------------------------
     def _check_X(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return self._validate(X)[0]
 
     def _exact_posterior(self):
         """The exact posterior (rebuilt from the training data after unpickling or

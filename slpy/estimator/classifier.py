@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
-from ..data.dataset import Dataset
 from .base import BayesianTreeBase, _SHARED, _choice, _real
 
 
@@ -30,7 +28,8 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
                  burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
                  delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
-                 n_trees=20, dirichlet_alpha=1.0, n_jobs=None, random_state=None):
+                 categorical_features="from_dtype", missing="error", n_trees=20,
+                 dirichlet_alpha=1.0, n_jobs=None, random_state=None):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -49,6 +48,8 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
         self.swap = swap
         self.init = init
         self.bucket = bucket
+        self.categorical_features = categorical_features
+        self.missing = missing
         self.n_trees = n_trees
         self.dirichlet_alpha = dirichlet_alpha
         self.n_jobs = n_jobs
@@ -57,16 +58,17 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
     def fit(self, X, y):
         """Fit the posterior over trees to X [n_samples, n_features] and class labels y."""
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y, levels = self._validate(X, y, fitting=True)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs at least two classes in y, "
                              f"got 1 class ({classes[0]!r})")
-        train = Dataset(X, codes.astype(np.int32), self._feature_names(),
-                        [str(c) for c in classes], "classification")
+        train = self._dataset(X, codes.astype(np.int32), [str(c) for c in classes],
+                              "classification", levels)
         learnt = self._fit_posterior(train, float(self.dirichlet_alpha))
         self.classes_ = classes
+        self.feature_levels_ = levels
         vars(self).update(learnt)
         return self
 

@@ -49,6 +49,7 @@ def to_dict(est) -> dict:
         "n_features_in": int(est.n_features_in_),
         "feature_names_in": (est.feature_names_in_.tolist()
                              if hasattr(est, "feature_names_in_") else None),
+        "feature_levels": est.feature_levels_,
         "seed": est.seed_,
         "trees": [{"weight": float(w), "tree": t.to_dict()} for t, w in est.trees_],
         "map_tree": est.map_tree_.to_dict(),
@@ -67,6 +68,8 @@ def to_dict(est) -> dict:
         tr = est._exact_train
         d["exact"] = {"X": tr.X.tolist(), "y": tr.y.tolist(),
                       "feature_names": tr.feature_names, "classes": tr.classes}
+        if tr.levels is not None or tr.missing:    # (NaN is written as JSON's NaN)
+            d["exact"].update(levels=tr.levels, missing=tr.missing)
     return d
 
 
@@ -102,6 +105,7 @@ def from_dict(d: dict, source: str = "<dict>"):
         est.n_features_in_ = int(d["n_features_in"])
         if d["feature_names_in"] is not None:
             est.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
+        est.feature_levels_ = d.get("feature_levels")     # (files before categories)
         if est._task == "classification":
             est.classes_ = np.asarray(d["classes"], dtype=np.dtype(d["classes_dtype"]))
             est.log_marginal_likelihood_ = d["log_marginal_likelihood"]
@@ -123,7 +127,9 @@ def from_dict(d: dict, source: str = "<dict>"):
             e = d["exact"]
             est._exact_train = Dataset(np.asarray(e["X"], dtype=np.float64),
                                        np.asarray(e["y"], dtype=np.int32),
-                                       e["feature_names"], e["classes"], "classification")
+                                       e["feature_names"], e["classes"], "classification",
+                                       levels=e.get("levels"),
+                                       missing=e.get("missing", False))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{source}: a malformed {FORMAT} file ({type(e).__name__}: "
                          f"{e})") from None

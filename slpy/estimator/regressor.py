@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import validate_data
 
-from ..data.dataset import Dataset
 from ..trees.model import Leaf
 from .base import BayesianTreeBase, _SHARED, _choice
 
@@ -33,7 +31,8 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
                  burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
                  delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
-                 n_jobs=None, random_state=None):
+                 categorical_features="from_dtype", missing="error", n_jobs=None,
+                 random_state=None):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -52,6 +51,8 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
         self.swap = swap
         self.init = init
         self.bucket = bucket
+        self.categorical_features = categorical_features
+        self.missing = missing
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -59,7 +60,7 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
         """Fit the posterior over trees to X [n_samples, n_features] and numbers y."""
         from ..trees.likelihood import NormalLikelihood
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y, levels = self._validate(X, y, fitting=True, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         name = type(self).__name__
         if y.shape[0] < 2:
@@ -67,9 +68,10 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
         if np.ptp(y) == 0:
             raise ValueError(f"{name}: y is constant ({y[0]!r}); the normal likelihood's "
                              f"scale is calibrated on the variance of y")
-        train = Dataset(X, y, self._feature_names(), None, "regression")
+        train = self._dataset(X, y, None, "regression", levels)
         lik = NormalLikelihood.from_dataset(train)
         learnt = self._fit_posterior(train)
+        self.feature_levels_ = levels
         self._normal = {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
         vars(self).update(learnt)
         return self

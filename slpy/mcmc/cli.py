@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from .. import limits as _limits
-from ..cliopts import FiniteFloat, force_option, missing_option, target_option
+from ..cliopts import (FiniteFloat, categorical_option, force_option, missing_option,
+                       target_option)
 from .moves import DEFAULT_PROPOSAL
 from .config import RECOMMENDED_TEMPERING
 
@@ -55,6 +56,7 @@ def _proposal(ctx, param, value):
                    "different seeds hold out the same rows).")
 @target_option
 @missing_option
+@categorical_option
 @click.option("--bucket", type=click.IntRange(min=2), default=None, metavar="K",
               help="Replace each feature by K buckets fitted on the training rows (the "
                    "paper-004 preprocessing; fewer row sets).")
@@ -133,7 +135,8 @@ def _proposal(ctx, param, value):
               help="Continue the interrupted run in this directory.")
 @_limits.options(what="query of the prior (a sample or a proposal)")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
-def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, bucket_method,
+def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical, bucket,
+            bucket_method,
             likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, temper, delta_t,
             min_heat, ladder, adapt_ladder, swap, chains, jobs, backend, scheduler, seed, init,
             top, out, force, resume, timeout, max_steps, max_memory, quiet):
@@ -178,7 +181,8 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, bucket, buc
                    init=init, top=top)
         # the network settings only where given, so a tree run's config.json is as it was
         cfg.update({k: v for k, v in (("family", family), ("count", count_col),
-                                      ("score", score), ("ess", ess)) if v is not None})
+                                      ("score", score), ("ess", ess),
+                                      ("categorical", categorical)) if v is not None})
     summary = _run(cfg, out, resume, quiet, force,
                    _limits.program_limits(timeout, max_steps, max_memory), backend, scheduler)
     if not quiet:
@@ -208,7 +212,8 @@ def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
                    warn=lambda line: click.echo(line, err=True), backend=backend,
                    scheduler=scheduler)
     except MissingValueError as e:
-        raise click.UsageError(f"{e} (--missing drop leaves such rows out)") from None
+        raise click.UsageError(f"{e} (--missing drop leaves such rows out; --missing "
+                               f"split keeps them)") from None
     except (RunError, RunDirError, DataError) as e:
         raise click.UsageError(str(e).splitlines()[0]) from None
     except LoadErrors as e:

@@ -7,7 +7,9 @@ Layout (built and validated by :class:`slpy.pcfg.grammar.TreeGrammar`):
   true a child of (j, d) is (c, d + 1). ``reach[j, d]`` marks the nonterminals that
   occur in some derivation from (0, 0).
 - the splits of row set j are ``ptr[j]:ptr[j + 1]`` in ``left``, ``right`` (local
-  indices), ``feat`` and ``thr``; a row x goes left when ``x[feat] <= thr``.
+  indices), ``feat`` and ``thr``: a split rule (code, value) of slpy.data.splits (a
+  row x goes left when ``x[feat] <= thr`` for a numeric feature without a missing
+  side; the routing kernels take the code apart into feature and side).
 - ``order``: local indices by increasing size. A child is a strict subset of its
   parent, so children come first in ``order``; ``keyed`` grammars are also swept
   by decreasing depth.
@@ -24,6 +26,7 @@ import math
 import numpy as np
 
 from .._numba_config import kernel
+from ..data._kernels import _goes_left, _rule_mask
 
 NEG_INF = -np.inf
 
@@ -108,10 +111,11 @@ def _liveness(order, ptr, left, right, expanded, reach, keyed, max_depth, mode,
 
 
 @kernel
-def _set_counts(rows, off, src, XT, y, n_classes, par, pfeat, pthr, pleft):
+def _set_counts(rows, off, src, XT, y, n_classes, par, pfeat, pside, pthr, pleft, cat):
     """Class counts of every row set [n, n_classes]. Set j with ``src[j] >= 0`` owns
     ``rows[off[src[j]]:off[src[j] + 1]]``; any other set is the side ``pleft[j]`` of
-    the split (pfeat[j], pthr[j]) of its parent ``par[j]``, whose rows are listed."""
+    the split (pfeat[j], pside[j], pthr[j]) of its parent ``par[j]``, whose rows are
+    listed (slpy.data.splits: ``x <= t`` for a numeric feature without a side)."""
     n = src.shape[0]
     out = np.zeros((n, n_classes), dtype=np.int64)
     for j in range(n):
@@ -124,10 +128,17 @@ def _set_counts(rows, off, src, XT, y, n_classes, par, pfeat, pthr, pleft):
             f = pfeat[j]
             t = pthr[j]
             want = pleft[j]
-            for i in range(off[k], off[k + 1]):
-                r = rows[i]
-                if (XT[f, r] <= t) == want:
-                    out[j, y[r]] += 1
+            if pside[j] == 0 and not cat[f]:
+                for i in range(off[k], off[k + 1]):
+                    r = rows[i]
+                    if (XT[f, r] <= t) == want:
+                        out[j, y[r]] += 1
+            else:
+                prows = rows[off[k]:off[k + 1]]
+                go = _rule_mask(XT[f], prows, pside[j], cat[f], t)
+                for i in range(prows.shape[0]):
+                    if go[i] == want:
+                        out[j, y[prows[i]]] += 1
     return out
 
 
@@ -192,8 +203,8 @@ def _viterbi(order, ptr, left, right, reach, alive, keyed, log_stop, log_split, 
 
 
 @kernel
-def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, ins,
-             leaf_pred):
+def _predict(X, ptr, left, right, feat, side, thr, cat, default_left, keyed, log_stop,
+             log_split, leaf, ins, leaf_pred):
     """Exact posterior predictive of each row of X: the ensemble over all trees.
 
     R(j, d) = P(stop) pred[j] + sum_s P(s) R(child of s on x's side), with
@@ -248,7 +259,8 @@ def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, i
                 top += 1
                 if w > NEG_INF:
                     for s in range(ptr[j], ptr[j + 1]):
-                        c = left[s] if X[i, feat[s]] <= thr[s] else right[s]
+                        c = left[s] if _goes_left(X[i, feat[s]], side[s], cat[feat[s]],
+                                                  thr[s], default_left[s]) else right[s]
                         if stamp[c, dc] != i:
                             stack_j[top] = c
                             stack_d[top] = dc
@@ -264,7 +276,8 @@ def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, i
                     if a == NEG_INF:
                         continue
                     ps = math.exp(a - z)
-                    ch = left[s] if X[i, feat[s]] <= thr[s] else right[s]
+                    ch = left[s] if _goes_left(X[i, feat[s]], side[s], cat[feat[s]],
+                                               thr[s], default_left[s]) else right[s]
                     for c in range(C):
                         memo[j, d, c] += ps * memo[ch, dc, c]
             stamp[j, d] = i
@@ -274,8 +287,8 @@ def _predict(X, ptr, left, right, feat, thr, keyed, log_stop, log_split, leaf, i
 
 
 @kernel
-def _path_sample(X, n_paths, rng, ptr, left, right, feat, thr, keyed, log_stop, log_split,
-                 leaf, ins):
+def _path_sample(X, n_paths, rng, ptr, left, right, feat, side, thr, cat, default_left,
+                 keyed, log_stop, log_split, leaf, ins):
     """Algorithm 1 of paper 004: per row of X, ``n_paths`` root-to-leaf paths drawn
     from the posterior PCFG, following x's side of each drawn split. Returns the
     local row set of each path's leaf, int64 [n_rows, n_paths]."""
@@ -307,7 +320,8 @@ def _path_sample(X, n_paths, rng, ptr, left, right, feat, thr, keyed, log_stop, 
                     nxt = last     # rounding: u fell past the last split's share
                 if nxt < 0:
                     break
-                j = left[nxt] if X[i, feat[nxt]] <= thr[nxt] else right[nxt]
+                j = left[nxt] if _goes_left(X[i, feat[nxt]], side[nxt], cat[feat[nxt]],
+                                            thr[nxt], default_left[nxt]) else right[nxt]
                 d = dc
             out[i, t] = j
     return out

@@ -41,14 +41,16 @@ class Bucketer:
         self.k = int(k)
         self.method = method
 
-    def fit(self, X) -> "Bucketer":
+    def fit(self, X, categorical=None) -> "Bucketer":
+        """Learn the representatives of X's columns; ``categorical`` (bool per column)
+        marks columns of level codes, which keep their values."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError("X must be 2-dimensional")
         reps = []
-        for col in X.T:
-            u = np.unique(col)
-            if len(u) <= self.k:
+        for j, col in enumerate(X.T):
+            u = np.unique(col[~np.isnan(col)])       # missing values stay missing
+            if len(u) <= self.k or (categorical is not None and categorical[j]):
                 reps.append(None)
             elif self.method == "quantile":
                 q = np.quantile(col, np.arange(1, self.k + 1) / self.k, method="inverted_cdf")
@@ -69,15 +71,16 @@ class Bucketer:
             raise ValueError(f"X must have {self.n_features_in_} columns")
         for f, r in enumerate(self.representatives_):
             if r is not None:
-                idx = np.minimum(np.searchsorted(r, X[:, f], side="left"), len(r) - 1)
-                X[:, f] = r[idx]
+                col = X[:, f]
+                idx = np.minimum(np.searchsorted(r, col, side="left"), len(r) - 1)
+                X[:, f] = np.where(np.isnan(col), np.nan, r[idx])
         return X
 
     def transform_dataset(self, ds: Dataset) -> Dataset:
         """A copy of ``ds`` with bucketed predictors (same response, names, classes)."""
-        return Dataset(self.transform(ds.X), ds.y, list(ds.feature_names),
-                       None if ds.classes is None else list(ds.classes), ds.task, 0,
-                       ds.source)
+        out = ds.with_X(self.transform(ds.X))
+        out.n_dropped = 0
+        return out
 
     def describe(self) -> dict:
         """Per bucketed feature index, its representatives (for run configs)."""
@@ -88,5 +91,5 @@ class Bucketer:
 def bucket_dataset(ds: Dataset, k: int = 10, method: str = "uniform"
                    ) -> tuple[Dataset, Bucketer]:
     """Bucket the predictors of ``ds`` to at most ``k`` values each."""
-    b = Bucketer(k, method).fit(ds.X)
+    b = Bucketer(k, method).fit(ds.X, ds.categorical)
     return b.transform_dataset(ds), b

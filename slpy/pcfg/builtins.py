@@ -29,7 +29,7 @@ from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
 from ..terms.args import nonneg_int_arg
 from ..data.builtins import data_state, row_id, rows_term
-from ..data.splits import threshold_value
+from ..data.splits import FEATURE_MASK, threshold_value, value_term
 
 __all__ = ["PCFG", "phi_table", "parse_spec", "share_table"]
 
@@ -116,7 +116,9 @@ def phi_split(eng, g, rows, depth, s):
     if g_.log_split[j, d] == -math.inf:
         return s, []
     dc = g_.child_depth(d)
-    fa = data_state(eng).feature_atoms
+    st = data_state(eng)
+    fa = st.feature_atoms
+    levels = st.feature_levels
     z = q0[j, d]
     w = g_.log_split[j, d]
     cands = []
@@ -124,7 +126,10 @@ def phi_split(eng, g, rows, depth, s):
         l, r = int(g_.left[k]), int(g_.right[k])
         f, t = int(g_.feat[k]), float(g_.thr[k])
         wt = math.exp(w + q0[l, dc] + q0[r, dc] - z)
-        val = Struct("split", (fa[f], threshold_value(t), rows_term(int(g_.rid[l])),
+        fi = f & FEATURE_MASK
+        v = threshold_value(t) if f == fi and levels[fi] is None else \
+            value_term(levels[fi], f, t)
+        val = Struct("split", (fa[fi], v, rows_term(int(g_.rid[l])),
                                rows_term(int(g_.rid[r]))))
         cands.append((wt, val, (f, t)))
     return s, cands

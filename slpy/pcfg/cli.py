@@ -18,7 +18,8 @@ import click
 import numpy as np
 
 from .. import limits as _limits
-from ..cliopts import force_option, load_data, missing_option, target_option
+from ..cliopts import (categorical_option, force_option, load_data, missing_option,
+                       target_option)
 
 __all__ = ["exact"]
 
@@ -64,6 +65,7 @@ def _fmt_p(p: float) -> str:
               metavar="CSV", help="Training data (CSV with a header row).")
 @target_option
 @missing_option
+@categorical_option
 @click.option("--test", "test_path", type=click.Path(exists=True, dir_okay=False),
               default=None, metavar="CSV", help="Test data for accuracy figures (columns "
                                                 "matched to --data's by name).")
@@ -130,7 +132,8 @@ def _tree_family_only(prior) -> None:
                                f"slpy exact is for trees")
 
 
-def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_depth, top,
+def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_method,
+           max_depth, top,
            samples, paths, out, force, query, params, dirichlet_alpha, route, max_variants,
            max_row_sets, seed, timeout, max_steps, max_memory, quiet):
     t_start = time.perf_counter()
@@ -155,14 +158,14 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
             raise click.UsageError(str(e)) from None
     train = test = bucketer = None
     if data is not None:
-        train = load_data(data, target, missing)
+        train = load_data(data, target, missing, categorical=categorical)
         if train.task != "classification":
             raise click.UsageError("the exact back end scores classes (Dirichlet): the "
                                    "data must be a classification data set")
         if test_path is not None:
             test = load_data(test_path, target, missing, "--test", like=train)
         if bucket is not None:
-            bucketer = Bucketer(bucket, bucket_method).fit(train.X)
+            bucketer = Bucketer(bucket, bucket_method).fit(train.X, train.categorical)
             train = bucketer.transform_dataset(train)   # test rows route raw
     elif bucket is not None:
         raise click.UsageError("--bucket needs --data")
@@ -224,6 +227,7 @@ def _exact(prior, data, target, missing, test_path, bucket, bucket_method, max_d
             raise click.UsageError(str(e)) from None
         config = {"command": "exact", "prior": str(prior), "query": query,
                   "data": data, "test": test_path, "target": target, "missing": missing,
+                  **({"categorical": categorical} if categorical else {}),
                   "bucket": bucket,
                   "bucket_method": bucket_method if bucket else None,
                   "bucket_representatives": bucketer.describe() if bucketer else None,

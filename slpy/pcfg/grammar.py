@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from ..data.rowsets import RowSets
+from ..data.splits import FEATURE_MASK, SIDE_SHIFT
 from . import _kernels as K
 from ..errors import PicklableError
 
@@ -270,8 +271,9 @@ class TreeGrammar:
             pthr[kids] = self.thr
             pleft[kids] = is_left
         XT = np.ascontiguousarray(ds.X.T)
-        return K._set_counts(rows, off, src, XT, ds.y, ds.n_classes, par, pfeat, pthr,
-                             pleft)
+        return K._set_counts(rows, off, src, XT, ds.y, ds.n_classes, par,
+                             pfeat & FEATURE_MASK, pfeat >> SIDE_SHIFT, pthr, pleft,
+                             ds.categorical)
 
     def memory_bytes(self) -> int:
         arrays = (self.rid, self.size, self.ptr, self.left, self.right, self.feat,

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ..data.splits import threshold_value
+from ..data.splits import FEATURE_MASK, SIDE_SHIFT, threshold_value, value_term
 from ..terms.term import Atom, Struct
 from ..trees.likelihood import DirichletLikelihood, Likelihood
 from ..trees.term import FlatTree
@@ -122,7 +122,7 @@ class TreePosterior:
         the grammar cannot derive it (prior probability 0). Leaves' row ids are not
         compared: the structure determines the rows."""
         g = self.grammar
-        flat = FlatTree.from_term(term, self.dataset.feature_names)
+        flat = FlatTree.from_term(term, self.dataset)
         out = []
         pending = [(0, 0)]
         for i in range(flat.n_nodes):        # pre-order: a node's (j, d) is known first
@@ -134,7 +134,8 @@ class TreePosterior:
                     return None
                 out.append((j, d, -1))
                 continue
-            s = g.find_split(j, int(flat.feature[i]), float(flat.threshold[i]))
+            code = int(flat.feature[i]) | (int(flat.side[i]) << SIDE_SHIFT)
+            s = g.find_split(j, code, float(flat.value[i]))
             if s < 0 or g.log_split[j, d] == -math.inf:
                 return None
             dc = g.child_depth(d)
@@ -155,6 +156,7 @@ class TreePosterior:
         """The model term node(F, V, L, R) / leaf(rows(Id)) of a derivation."""
         g = self.grammar
         names = [Atom(n) for n in self.dataset.feature_names]
+        levels = self.dataset.levels
         built = []
         for j, d, s in reversed(deriv):     # reversed pre-order: children before parents
             if s < 0:
@@ -162,8 +164,11 @@ class TreePosterior:
             else:
                 left = built.pop()
                 right = built.pop()
-                built.append(Struct("node", (names[int(g.feat[s])],
-                                             threshold_value(float(g.thr[s])), left, right)))
+                code, v = int(g.feat[s]), float(g.thr[s])
+                f = code & FEATURE_MASK
+                value = threshold_value(v) if levels is None and code == f else \
+                    value_term(levels and levels[f], code, v)
+                built.append(Struct("node", (names[f], value, left, right)))
         return built[0]
 
     def tree(self, deriv, alpha=None):
@@ -244,12 +249,21 @@ class TreePosterior:
             raise ValueError(f"X must have {self.dataset.n_features} columns")
         return X
 
+    def _rules(self) -> tuple:
+        """The splits' rules for the routing kernels: (feature, side, value,
+        categorical per feature, default_left: where an unseen value goes, the side
+        with more training rows)."""
+        g = self.grammar
+        cat = self.dataset.categorical
+        return (g.feat & FEATURE_MASK, g.feat >> SIDE_SHIFT, g.thr, cat,
+                g.size[g.left] >= g.size[g.right])
+
     def predict_proba(self, X) -> np.ndarray:
         """Exact posterior predictive class probabilities of new rows: the response of
         the ensemble of all trees weighted by their posterior (paper 004, 5.5)."""
         g = self.grammar
         t0 = time.perf_counter()
-        out = K._predict(self._rows(X), g.ptr, g.left, g.right, g.feat, g.thr, g.keyed,
+        out = K._predict(self._rows(X), g.ptr, g.left, g.right, *self._rules(), g.keyed,
                          g.log_stop, g.log_split, self.leaf, self.inside,
                          self.leaf_predictions())
         self.seconds["predict"] = time.perf_counter() - t0
@@ -268,7 +282,7 @@ class TreePosterior:
         if n_paths < 1:
             raise ValueError("n_paths must be >= 1")
         return K._path_sample(self._rows(X), int(n_paths), rng, g.ptr, g.left, g.right,
-                              g.feat, g.thr, g.keyed, g.log_stop, g.log_split,
+                              *self._rules(), g.keyed, g.log_stop, g.log_split,
                               self.leaf, self.inside)
 
     def map_predict_proba(self, X) -> np.ndarray:

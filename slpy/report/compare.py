@@ -164,7 +164,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     sets = []
     if test_csv is not None:
         ref = next((r for r in runs if r.kind == "mcmc"), runs[0])
-        X, true, _ = read_rows(test_csv, data_of(ref)[0].train, _target(ref.config))
+        X, true, _, _ = read_rows(test_csv, data_of(ref)[0].train, _target(ref.config))
         sets = [(r.label, predictive(r, X)) for r in runs]
         note = f"the rows of {test_csv}"
         classes = data_of(ref)[0].train.classes

@@ -206,8 +206,7 @@ def tree_figure(tree, path, title: str):
     labels = []
     for n in nodes:
         if isinstance(n, Split):
-            t = int(n.threshold) if float(n.threshold).is_integer() else f"{n.threshold:g}"
-            labels.append(f"{n.name} <= {t}")
+            labels.append(n.test_text())
         else:
             labels.append(_leaf_label(tree, n))
     sizes = [_text_size(lab, fs) for lab in labels]

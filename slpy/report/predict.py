@@ -72,12 +72,13 @@ def load_run_data(run) -> RunData:
             alpha = cfg.get("alpha", 1.0)
         else:
             train = load_csv(cfg["data"], class_col=cfg.get("target"),
-                             on_missing=cfg.get("missing", "drop"))
+                             on_missing=cfg.get("missing", "drop"),
+                             categorical=cfg.get("categorical") or ())
             test = None
             if cfg.get("bucket"):
                 from ..pcfg.bucket import Bucketer
                 bucketer = Bucketer(cfg["bucket"], cfg.get("bucket_method") or "uniform")
-                train = bucketer.fit(train.X).transform_dataset(train)
+                train = bucketer.fit(train.X, train.categorical).transform_dataset(train)
             alpha = cfg.get("dirichlet_alpha", 1.0)
     except (DataError, RunError, ValueError, OSError) as e:
         raise ReportError(f"{run.path}: cannot read the run's data: {e}")
@@ -220,9 +221,10 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
 
 def read_rows(path, train, class_col: str | None = None, missing: str = "drop") -> tuple:
     """(X [n, p] in the training data's column order, true labels or None, number of
-    rows left out for a missing value) of a CSV file whose header names the features
-    (in any order). The labels are the column ``class_col``, else ``class``, when the
-    file has it; an unknown column, or a class the training data lack, is an error."""
+    rows left out for a missing value, {categorical feature: {level the training data
+    lack: rows}}) of a CSV file whose header names the features (in any order). The
+    labels are the column ``class_col``, else ``class``, when the file has it; an
+    unknown column, or a class the training data lack, is an error."""
     from ..data.dataset import DataError, read_rows as read, encode_labels
     try:
         rows = read(path, class_col, like=train, response=False, on_missing=missing)
@@ -230,7 +232,7 @@ def read_rows(path, train, class_col: str | None = None, missing: str = "drop") 
             encode_labels(path, rows.labels, train.classes, rows.lines)
     except DataError as e:
         raise ReportError(str(e)) from None
-    return rows.X, rows.labels, rows.n_dropped
+    return rows.X, rows.labels, rows.n_dropped, rows.unseen
 
 
 def _target(config):
@@ -259,13 +261,14 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
         from ..bn.predict import predict_run as bn_predict
         p, rows = bn_predict(run, test_csv, _existing(run, run.config, "data",
                                                       "training data"))
-        X, dropped, classify, classes = rows.codes, 0, True, rows.classes
+        X, dropped, classify, classes, unseen = rows.codes, 0, True, rows.classes, {}
         labels = None if rows.y is None else [rows.classes[k] for k in rows.y]
         columns += [f"p_{c}" for c in classes]
         blocks["MCMC"] = p
     else:
         data = load_run_data(run)
-        X, labels, dropped = read_rows(test_csv, data.train, _target(run.config), missing)
+        X, labels, dropped, unseen = read_rows(test_csv, data.train, _target(run.config),
+                                               missing)
         classify = data.train.task == "classification"
         classes = data.train.classes
     if family == "tree" and run.kind == "mcmc":
@@ -290,6 +293,9 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
             f.close()
     lines = [f"{len(X)} rows" + (f" ({dropped} with a missing value left out)" if dropped
                                  else "") + (f" -> {out}" if out else "")]
+    if unseen:
+        from ..cliopts import unseen_note
+        lines.append(unseen_note(test_csv, unseen))
     if labels is not None and classify:
         index = {c: k for k, c in enumerate(classes)}
         y = np.array([index[lab] for lab in labels])

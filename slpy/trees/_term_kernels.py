@@ -9,15 +9,20 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba_config import kernel
+from ..data._kernels import _goes_left
 
 
 @kernel
-def _apply(X, feat, thr, left, right):
-    """The node each row of X reaches: left where X[i, feat[j]] <= thr[j]."""
+def _apply(X, feat, value, side, categorical, default_left, left, right):
+    """The node each row of X reaches (the split rules of slpy.data.splits)."""
     out = np.empty(X.shape[0], np.int64)
     for i in range(X.shape[0]):
         j = 0
         while feat[j] >= 0:
-            j = left[j] if X[i, feat[j]] <= thr[j] else right[j]
+            f = feat[j]
+            if _goes_left(X[i, f], side[j], categorical[f], value[j], default_left[j]):
+                j = left[j]
+            else:
+                j = right[j]
         out[i] = j
     return out

@@ -101,6 +101,11 @@ def _setting(model):
     lik = model.scorer.likelihood
     if lik is not None and type(lik) is not DirichletLikelihood:
         raise ExactMoveError("the exact move needs the Dirichlet likelihood")
+    if not scorer.rowsets.dataset.plain:
+        # its dynamic programme (slpy.pcfg.block) splits sorted numeric columns only
+        raise ExactMoveError("the exact move needs numeric features without missing "
+                             "values (these data have categorical features or missing "
+                             "values)")
     return fam[1], _tree_predicate(model.program)
 
 

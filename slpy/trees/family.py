@@ -60,8 +60,8 @@ def _open_leaves(term):
 
 
 def _not_a_tree(term):
-    """The first part of term that is not a node/4 with an atom and a number or a
-    leaf (leaf or leaf(Rows)), or None."""
+    """The first part of term that is not a node/4 with an atom and a test (a number,
+    in(Levels), na(Side, Test)) or a leaf (leaf or leaf(Rows)), or None."""
     from ..terms.term import Atom, Struct, deref
     from ..terms.writer import term_to_text
     stack = [term]
@@ -69,7 +69,8 @@ def _not_a_tree(term):
         t = deref(stack.pop())
         if type(t) is Struct and t.name == "node" and len(t.args) == 4:
             f, v = deref(t.args[0]), deref(t.args[1])
-            if type(f) is not Atom or type(v) not in (int, float):
+            if type(f) is not Atom or type(v) not in (int, float) and not (
+                    type(v) is Struct and (v.name, len(v.args)) in (("in", 1), ("na", 2))):
                 return term_to_text(t, quoted=True)[:60]
             stack.extend((t.args[3], t.args[2]))
         elif not (t == Atom("leaf") or type(t) is Struct and t.name == "leaf"
@@ -87,7 +88,7 @@ def load_data(cfg, with_bucketer=False):
     target = cfg.get("target", cfg.get("class_col"))   # class_col: runs before --target
     missing = cfg.get("missing", "drop")
     train = load_csv(cfg["data"], class_col=target, regression=regression,
-                     on_missing=missing)
+                     on_missing=missing, categorical=cfg.get("categorical") or ())
     test = None
     if cfg.get("test"):
         # matched to the training data by column name; an unknown column or class is an
@@ -106,7 +107,7 @@ def load_data(cfg, with_bucketer=False):
         # fitted on the training rows only, as the exact back end and the estimators do
         from ..pcfg.bucket import Bucketer
         bucketer = Bucketer(int(cfg["bucket"]), cfg.get("bucket_method") or "uniform")
-        train = bucketer.fit(train.X).transform_dataset(train)
+        train = bucketer.fit(train.X, train.categorical).transform_dataset(train)
         if test is not None:
             test = bucketer.transform_dataset(test)
     return (train, test, bucketer) if with_bucketer else (train, test)

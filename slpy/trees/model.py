@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..terms.term import Atom, Struct
-from ..data.splits import threshold_value
+from ..data.splits import SIDE_SHIFT, SIDES, pack_levels, value_term
 from .term import FlatTree, ModelTermError, leaf_row_ids, parse
 
 
@@ -26,11 +26,26 @@ class Leaf:
 
 @dataclass
 class Split:
+    """A split: rows with ``name <= threshold`` go left, or for a categorical feature
+    rows with one of ``levels``; ``missing``: where missing values go ("left",
+    "right"; None: no side recorded, slpy.data.splits)."""
     feature: int
     name: str
     threshold: float
     left: "Leaf | Split"
     right: "Leaf | Split"
+    levels: tuple | None = None
+    missing: str | None = None
+
+    def test_text(self, passed: bool = True) -> str:
+        """The test as text ("x <= 3", "colour in {a, b}"), or its negation."""
+        if self.levels is not None:
+            text = f"{self.name} {'in' if passed else 'not in'} {{{', '.join(self.levels)}}}"
+        else:
+            text = f"{self.name} {'<=' if passed else '>'} {_num(self.threshold)}"
+        if self.missing == ("left" if passed else "right"):
+            text += " or missing"
+        return text
 
 
 @dataclass
@@ -42,19 +57,21 @@ class Tree:
     task: str = "classification"
     alpha: float | np.ndarray = 1.0
     _flat: tuple | None = field(default=None, repr=False)
+    #: levels per feature (None: numeric; the whole list None: no categorical feature)
+    feature_levels: list | None = None
 
     # -- building ------------------------------------------------------------------
     @classmethod
     def from_term(cls, term, rowsets, dataset, alpha=1.0) -> "Tree":
         """The tree of a Prolog model term, its leaves summarising their row sets."""
-        flat = FlatTree.from_term(term, dataset.feature_names)
+        flat = FlatTree.from_term(term, dataset)
         return cls._build(flat, leaf_row_ids(term), rowsets, dataset, alpha)
 
     @classmethod
     def from_canonical(cls, text: str, rowsets, dataset, alpha=1.0) -> "Tree":
         """The tree of a canonical text (slpy.trees.term), its leaves summarising the
         training rows that reach them (ModelTermError if it is not a model term)."""
-        flat = parse(text, dataset.feature_names)
+        flat = parse(text, dataset)
         pending = [rowsets.root()]
         rids = []
         for i in range(flat.n_nodes):      # pre-order: a node's rows are known first
@@ -62,7 +79,8 @@ class Tree:
             if flat.feature[i] < 0:
                 rids.append(rid)
             else:
-                left, right = rowsets.split(rid, int(flat.feature[i]), float(flat.threshold[i]))
+                code = int(flat.feature[i]) | (int(flat.side[i]) << SIDE_SHIFT)
+                left, right = rowsets.split(rid, code, float(flat.value[i]))
                 pending.append(right)
                 pending.append(left)
         return cls._build(flat, rids, rowsets, dataset, alpha)
@@ -81,8 +99,12 @@ class Tree:
                 built.append(Leaf(np.asarray(c, dtype=float), rid))
             else:
                 left, right = built.pop(), built.pop()
-                built.append(Split(f, names[f], float(flat.threshold[i]), left, right))
-        return cls(built[0], list(names), dataset.classes, dataset.task, alpha)
+                cat = flat.levels[f] is not None
+                built.append(Split(f, names[f], np.nan if cat else float(flat.value[i]),
+                                   left, right, flat.test(i) if cat else None,
+                                   SIDES.get(int(flat.side[i]))))
+        return cls(built[0], list(names), dataset.classes, dataset.task, alpha,
+                   feature_levels=dataset.levels)
 
     # -- reading ---------------------------------------------------------------------
     def nodes(self):
@@ -132,11 +154,10 @@ class Tree:
             elif isinstance(n, Leaf):
                 lines.append(pad + self._leaf_text(n))
             else:
-                t = _num(n.threshold)
                 stack.append((n.right, d + 1))
-                stack.append((f"else:  # {n.name} > {t}", d))
+                stack.append((f"else:  # {n.test_text(False)}", d))
                 stack.append((n.left, d + 1))
-                stack.append((f"if {n.name} <= {t}:", d))
+                stack.append((f"if {n.test_text()}:", d))
         return "\n".join(lines)
 
     def export_text(self) -> str:
@@ -154,9 +175,11 @@ class Tree:
             if isinstance(n, Leaf):
                 lines.append(bar + self._leaf_text(n))
                 continue
-            t = _num(n.threshold)
-            stack.append((n.right, d + 1, bar + f"{n.name} >  {t}"))
-            stack.append((n.left, d + 1, bar + f"{n.name} <= {t}"))
+            no = n.test_text(False)
+            if n.levels is None:            # scikit-learn's ">  t", aligned with "<= t"
+                no = no.replace(" > ", " >  ", 1)
+            stack.append((n.right, d + 1, bar + no))
+            stack.append((n.left, d + 1, bar + n.test_text()))
         return "\n".join(lines)
 
     def to_dot(self) -> str:
@@ -171,7 +194,7 @@ class Tree:
             if isinstance(n, Leaf):
                 out.append(f'  n{k} [label="{self._leaf_text(n)}", style=rounded];')
             else:
-                out.append(f'  n{k} [label="{n.name} <= {_num(n.threshold)}"];')
+                out.append(f'  n{k} [label="{n.test_text()}"];')
                 stack.append(n.right)
                 stack.append(n.left)
             k += 1
@@ -185,8 +208,12 @@ class Tree:
     # -- JSON ------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         alpha = self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha
-        return {"format": "slpy-tree/1", "task": self.task, "features": self.feature_names,
-                "classes": self.classes, "alpha": alpha, "tree": _iter_encode(self.root)}
+        d = {"format": "slpy-tree/1", "task": self.task, "features": self.feature_names,
+             "classes": self.classes, "alpha": alpha, "tree": _iter_encode(self.root)}
+        if self.feature_levels is not None:      # only trees with categorical features
+            d["levels"] = {n: lv for n, lv in zip(self.feature_names, self.feature_levels)
+                           if lv is not None}
+        return d
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -200,7 +227,11 @@ class Tree:
         alpha = d.get("alpha", 1.0)
         if isinstance(alpha, list):
             alpha = np.asarray(alpha, dtype=float)
-        return cls(_iter_decode(d["tree"], index), names, d.get("classes"), d["task"], alpha)
+        levels = None
+        if d.get("levels"):
+            levels = [d["levels"].get(n) for n in names]
+        return cls(_iter_decode(d["tree"], index), names, d.get("classes"), d["task"], alpha,
+                   feature_levels=levels)
 
     @classmethod
     def from_json(cls, text: str) -> "Tree":
@@ -208,13 +239,24 @@ class Tree:
 
     def to_term(self):
         """The model term of this tree (leaves as leaf/0 when row sets are unknown)."""
+        levels = self.feature_levels or [None] * len(self.feature_names)
+
         def enc(n):
             if isinstance(n, Leaf):
                 return Struct("leaf", (Struct("rows", (n.rows,)),)) if n.rows is not None \
                     else Atom("leaf")
-            return Struct("node", (Atom(n.name), threshold_value(n.threshold),
+            code, v = self._code(n)
+            return Struct("node", (Atom(n.name), value_term(levels[n.feature], code, v),
                                    enc(n.left), enc(n.right)))
         return enc(self.root)
+
+    def _code(self, n: Split) -> tuple[int, float]:
+        """The split rule (code, value) of a split (slpy.data.splits)."""
+        side = {"left": 1, "right": 2}.get(n.missing, 0)
+        if n.levels is None:
+            return n.feature | side << SIDE_SHIFT, float(n.threshold)
+        index = {x: c for c, x in enumerate(self.feature_levels[n.feature])}
+        return n.feature | side << SIDE_SHIFT, pack_levels(index[x] for x in n.levels)
 
     # -- prediction -----------------------------------------------------------------------
     def _flatten(self):
@@ -222,13 +264,22 @@ class Tree:
         zero rows at splits)."""
         if self._flat is None:
             nodes = list(self.nodes())
-            pre = [(n.feature, n.threshold) if isinstance(n, Split) else None for n in nodes]
+            pre = []
+            for n in nodes:
+                if isinstance(n, Split):
+                    code, v = self._code(n)
+                    pre.append((n.feature, v, code >> SIDE_SHIFT))
+                else:
+                    pre.append(None)
             width = max(len(n.counts) for n in nodes if isinstance(n, Leaf))
             value = np.zeros((len(nodes), width))
+            rows = np.zeros(len(nodes))
             for i, n in enumerate(nodes):
                 if isinstance(n, Leaf):
                     value[i] = n.counts
-            self._flat = (FlatTree.from_preorder(self.feature_names, pre), value)
+                    rows[i] = n.counts[0] if self.task == "regression" else n.counts.sum()
+            self._flat = (FlatTree.from_preorder(self.feature_names, pre,
+                                                 self.feature_levels, rows), value)
         return self._flat
 
     @property
@@ -267,7 +318,11 @@ def _iter_encode(root):
         if isinstance(n, Leaf):
             done[id(n)] = n.to_dict()
         elif ready:
-            done[id(n)] = {"feature": n.name, "threshold": n.threshold,
+            test = {"threshold": n.threshold} if n.levels is None else \
+                {"levels": list(n.levels)}
+            if n.missing is not None:
+                test["missing"] = n.missing
+            done[id(n)] = {"feature": n.name, **test,
                            "left": done.pop(id(n.left)), "right": done.pop(id(n.right))}
         else:
             stack.append((n, True))
@@ -289,7 +344,12 @@ def _iter_decode(d, index):
             name = x["feature"]
             if name not in index:
                 raise ModelTermError(f"unknown feature {name!r}")
-            built.append(Split(index[name], name, float(x["threshold"]), left, right))
+            if "levels" in x:
+                built.append(Split(index[name], name, np.nan, left, right,
+                                   tuple(x["levels"]), x.get("missing")))
+            else:
+                built.append(Split(index[name], name, float(x["threshold"]), left, right,
+                                   None, x.get("missing")))
         else:
             stack.append((x, True))
             stack.append((x["right"], False))

@@ -132,8 +132,10 @@ def test_predict_kernel_matches_reference():
         rng = np.random.default_rng(seed)
         pred = rng.dirichlet([1, 1, 1], len(g["leaf"]))
         X = rng.integers(0, 5, (7, 3)).astype(float)
-        got = K._predict(X, g["ptr"], g["left"], g["right"], g["feat"], g["thr"], True, ls,
-                         lsp, g["leaf"], ins, pred)
+        n_split = len(g["feat"])
+        got = K._predict(X, g["ptr"], g["left"], g["right"], g["feat"],
+                         np.zeros(n_split, np.int64), g["thr"], np.zeros(3, np.bool_),
+                         np.ones(n_split, np.bool_), True, ls, lsp, g["leaf"], ins, pred)
 
         def R(x, j, d):
             z = ins[j, d]
@@ -159,7 +161,8 @@ def test_set_counts_kernel():
     src = np.array([0, -1, -1])
     par = np.array([0, 0, 0])
     out = K._set_counts(rows, off, src, XT, y, 3, par, np.array([0, 1, 0]),
-                        np.array([0.0, 1.0, 1.0]), np.array([False, True, False]))
+                        np.zeros(3, np.int64), np.array([0.0, 1.0, 1.0]),
+                        np.array([False, True, False]), np.zeros(2, np.bool_))
     np.testing.assert_array_equal(out[0], np.bincount(y, minlength=3))
     np.testing.assert_array_equal(out[1], np.bincount(y[XT[1] <= 1], minlength=3))
     np.testing.assert_array_equal(out[2], np.bincount(y[XT[0] > 1], minlength=3))
