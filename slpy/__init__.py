@@ -29,11 +29,13 @@ _plugins.add_loader(_load_shipped_plugins)
 # The scikit-learn estimators load on first use, so `import slpy` works without
 # scikit-learn (an optional extra: pip install 'slpy[sklearn]'). They stay out of
 # __all__ so that `from slpy import *` does too.
-_ESTIMATORS = ("BayesianTreeClassifier", "BayesianTreeRegressor")
+_LAZY = {"BayesianTreeClassifier": "estimator", "BayesianTreeRegressor": "estimator",
+         "to_inference_data": "inference"}     # (ArviZ: an optional extra too)
 
 
 def __getattr__(name):
-    if name not in _ESTIMATORS:
+    mod = _LAZY.get(name)
+    if mod is None:
         raise AttributeError(f"module 'slpy' has no attribute {name!r}")
-    from . import estimator
-    return getattr(estimator, name)
+    import importlib
+    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)

@@ -23,7 +23,8 @@ from .lang.syntax_errors import SlpSyntaxError, format_error, format_load_error
 from .logic.check import check_program
 from .logic.kinds import Halt
 from .logic.program import LoadErrors, Program
-from .logic.proof import build_tree, proof_json
+from .logic.proof import build_tree
+from .logic.proof_text import proof_json
 from .logic.samples import sample_once
 from .terms.term import PrologError
 from .terms.text import atom_text, letter_var_names, var_letter_name

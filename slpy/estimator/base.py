@@ -105,6 +105,7 @@ _SHARED = {
     "n_jobs": (_n_jobs, "None or a non-zero integer"),
     "random_state": (_random_state, "None, an integer >= 0, a numpy RandomState or "
                                     "Generator"),
+    "verbose": (_int(0), "an integer >= 0 (0: quiet; 1: a progress bar per chain)"),
 }
 
 
@@ -176,7 +177,8 @@ class BayesianTreeBase(BaseEstimator):
         info = {"prior_file": path.name, "prior_source": path.read_text(),
                 "prior_params": params, "query": self.query,
                 "dirichlet_alpha": dirichlet_alpha}
-        out = {"seed_": seed, "_fit_info": info, "_exact_train": None, "_exact_post": None}
+        out = {"seed_": seed, "_fit_info": info, "_exact_train": None, "_exact_post": None,
+               "_train": train}      # for to_inference_data (not saved)
         if self.method == "exact":
             program = fitting.build_program(params, train, path=path)
             post = fitting.fit_exact(program, self.query, train, dirichlet_alpha, seed)
@@ -194,7 +196,8 @@ class BayesianTreeBase(BaseEstimator):
                         init=self.init, top=1,
                         alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
         trees, trace, chains = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs,
-                                                prior_text=info["prior_source"])
+                                                prior_text=info["prior_source"],
+                                                quiet=not self.verbose)
         out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace, chains_=chains)
         if self._task == "classification":      # (regression has no exact method)
             out["log_marginal_likelihood_"] = None

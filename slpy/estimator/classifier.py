@@ -7,9 +7,10 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
 from .base import BayesianTreeBase, _SHARED, _choice, _real
+from .interpret import ClassifierInterpretMixin
 
 
-class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
+class BayesianTreeClassifier(ClassifierMixin, ClassifierInterpretMixin, BayesianTreeBase):
     """Bayesian classification trees under an SLP prior (GROWTREE by default).
 
     Leaves score classes by the Dirichlet-multinomial marginal likelihood; the
@@ -29,7 +30,7 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
                  burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
                  delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
                  categorical_features="from_dtype", missing="error", n_trees=20,
-                 dirichlet_alpha=1.0, n_jobs=None, random_state=None):
+                 dirichlet_alpha=1.0, n_jobs=None, random_state=None, verbose=0):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -54,6 +55,7 @@ class BayesianTreeClassifier(ClassifierMixin, BayesianTreeBase):
         self.dirichlet_alpha = dirichlet_alpha
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit the posterior over trees to X [n_samples, n_features] and class labels y."""

@@ -141,14 +141,16 @@ def seed_from(random_state) -> int:
 
 # ---- MCMC -----------------------------------------------------------------------------
 
-def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = None):
+def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = None,
+             quiet: bool = True):
     """Run ``n_chains`` chains of ``cfg`` (a slpy.mcmc.config.RunConfig) on ``train``,
     on the backend of the caller's ``joblib.parallel_config`` when there are several
     (each task carries the prior's text and the data: no files are shared).
 
     Returns (trees, trace, outputs): trees as [(Tree, weight)] most visited first
     (ties by canonical form), weights summing to 1; trace as a dict of arrays
-    (TRACE_KEYS); outputs the chains' slpy.mcmc.output.ChainOutput.
+    (TRACE_KEYS); outputs the chains' slpy.mcmc.output.ChainOutput. `quiet` False: a
+    progress bar per chain.
     """
     from ..mcmc.dispatch import map_tasks
     from ..mcmc.model import read_prior
@@ -157,7 +159,8 @@ def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = No
     if prior_text is None:
         prior_text = read_prior(cfg["prior"])
     model = mcmc_model(cfg, train, prior_text)    # checks the prior and its parameters
-    tasks = [ChainTask(cfg, i, prior_text, train, all_models=True) for i in range(n_chains)]
+    tasks = [ChainTask(cfg, i, prior_text, train, all_models=True, quiet=quiet)
+             for i in range(n_chains)]
     if n_chains == 1:
         outs = [run_task(tasks[0], model)]
     else:

@@ -7,9 +7,10 @@ from sklearn.base import RegressorMixin
 
 from ..trees.model import Leaf
 from .base import BayesianTreeBase, _SHARED, _choice
+from .interpret import RegressorInterpretMixin
 
 
-class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
+class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTreeBase):
     """Bayesian regression trees under an SLP prior (GROWTREE by default).
 
     Leaves score the response by the conjugate normal model of Chipman, George &
@@ -32,7 +33,7 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
                  burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
                  delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
                  categorical_features="from_dtype", missing="error", n_jobs=None,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.prior = prior
         self.alpha = alpha
         self.beta = beta
@@ -55,10 +56,11 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
         self.missing = missing
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit the posterior over trees to X [n_samples, n_features] and numbers y."""
-        from ..trees.likelihood import NormalLikelihood
+        from ..trees.interpret import normal_prior
         self._check_params()
         X, y, levels = self._validate(X, y, fitting=True, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
@@ -69,10 +71,10 @@ class BayesianTreeRegressor(RegressorMixin, BayesianTreeBase):
             raise ValueError(f"{name}: y is constant ({y[0]!r}); the normal likelihood's "
                              f"scale is calibrated on the variance of y")
         train = self._dataset(X, y, None, "regression", levels)
-        lik = NormalLikelihood.from_dataset(train)
+        normal = normal_prior(train)       # (checks the data before the fit)
         learnt = self._fit_posterior(train)
         self.feature_levels_ = levels
-        self._normal = {"nu": lik.nu, "lam": lik.lam, "mu_bar": lik.mu_bar, "a": lik.a}
+        self._normal = normal
         vars(self).update(learnt)
         return self
 

@@ -51,6 +51,10 @@ class Sample:
     tree: object
     log_prob: float
 
+    def _repr_html_(self) -> str:      # what a notebook shows (slpy.logic.display)
+        from .display import sample_html
+        return sample_html(self)
+
 
 @dataclass
 class Proof:
@@ -58,6 +62,10 @@ class Proof:
     bindings: dict
     prob: float
     tree: object
+
+    def _repr_html_(self) -> str:      # what a notebook shows (slpy.logic.display)
+        from .display import sample_html
+        return sample_html(self)
 
 
 def _load_builtin_modules():

@@ -39,8 +39,11 @@ class Progress:
         now = time.perf_counter()
         if self.t0 is None:
             self.t0, self.last, self.first = now, now, done
-            if sys.stderr.isatty():
-                from tqdm import tqdm
+            if sys.stderr.isatty() or _in_notebook():
+                import warnings
+                with warnings.catch_warnings():   # without ipywidgets: text, and a warning
+                    warnings.simplefilter("ignore")
+                    from tqdm.auto import tqdm    # a widget in Jupyter, text elsewhere
                 self.bar = tqdm(total=self.total, initial=done, desc=self.label, unit="it",
                                 mininterval=0.5, file=sys.stderr)
             return
@@ -84,3 +87,10 @@ class Progress:
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+
+def _in_notebook() -> bool:
+    """Running in a Jupyter kernel (whose standard error is not a terminal)."""
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"

@@ -12,8 +12,8 @@ draw on ``;``).
     help.py      the help texts
 
 What the top level shares with the rest of slpy lives with its concept: proof-tree
-text in slpy.logic.proof, independent samples of a goal in slpy.logic.samples, error
-lines in slpy.lang.syntax_errors, variable names in slpy.terms.text.
+text in slpy.logic.proof_text, independent samples of a goal in slpy.logic.samples,
+error lines in slpy.lang.syntax_errors, variable names in slpy.terms.text.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ import os
 from ..logic.builtins.listing import _spec
 from ..logic.db import DET
 from ..logic.kinds import ENUM, PURE, SAMPLE
-from ..logic.proof import format_proof
+from ..logic.proof_text import format_proof
 from ..logic.samples import sample_counts
 from ..terms.args import items_arg, nonneg_int_arg, number_arg
 from ..terms.errors import type_error, domain_error

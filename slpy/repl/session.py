@@ -21,7 +21,8 @@ from ..logic.coroutining import residual_goals
 from ..logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
                            CP_DISABLED, CP_PURE, CP_FENCE)
 from ..logic.program import Program, LoadErrors
-from ..logic.proof import build_tree, format_proof
+from ..logic.proof import build_tree
+from ..logic.proof_text import format_proof
 from ..terms.term import Struct, PrologError
 from . import commands
 from .answers import answer_bindings, prob_line

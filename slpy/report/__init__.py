@@ -18,3 +18,10 @@ from ..errors import PicklableError
 
 class ReportError(PicklableError):
     """A bad run directory or input: the message is one line for the user."""
+
+
+def md_table(header, rows) -> list[str]:
+    """A Markdown table's lines (the sections of report.md share it)."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out

@@ -47,17 +47,25 @@ def _one_line_errors(fn):
                    "priors only).")
 @_one_line_errors
 def report_cmd(run_dir, out, top, test, exact):
-    """Figures and a summary page (report.md) of run directories."""
+    """Figures and a summary page (report.md, and report.html with everything inlined)
+    of run directories."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise click.ClickException("slpy report draws with matplotlib, which is not "
                                    "installed: pip install 'slpy[plots]'")
     from .page import make_report
+    from .html import available, write_html
     path, warnings = make_report(list(run_dir), out, top, test, exact)
+    html = write_html(path) if available() else None
     for w in warnings:
         click.echo(f"warning: {w}: the chains have not mixed")
     click.echo(f"report: {path / 'report.md'}")
+    if html is not None:
+        click.echo(f"report: {html}")
+    else:
+        click.echo("warning: report.html not written: it needs markdown-it-py "
+                   "(pip install 'slpy[plots]')", err=True)
 
 
 @click.command("predict")

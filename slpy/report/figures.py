@@ -157,34 +157,8 @@ def _leaf_label(tree, leaf) -> str:
 
 
 def _layout(tree):
-    """(node, x, depth, parent index) in pre-order; leaves at x = 0, 1, 2, ... left to
-    right, a split centred over its children."""
-    from ..trees.model import Split
-    nodes, parent, depth = [], [], []
-    stack = [(tree.root, -1, 0)]
-    while stack:
-        n, p, d = stack.pop()
-        nodes.append(n)
-        parent.append(p)
-        depth.append(d)
-        if isinstance(n, Split):
-            k = len(nodes) - 1
-            stack.append((n.right, k, d + 1))
-            stack.append((n.left, k, d + 1))
-    x = np.zeros(len(nodes))
-    kids = [[] for _ in nodes]
-    for k, p in enumerate(parent):
-        if p >= 0:
-            kids[p].append(k)
-    leaf_x = 0
-    for k, n in enumerate(nodes):          # pre-order visits leaves left to right
-        if not kids[k]:
-            x[k] = leaf_x
-            leaf_x += 1
-    for k in reversed(range(len(nodes))):  # children come after their parent
-        if kids[k]:
-            x[k] = x[kids[k]].mean()
-    return nodes, x, depth, parent
+    from ..trees.svg import layout     # the same layout as the SVG drawings
+    return layout(tree)
 
 
 def _text_size(label: str, fs: float) -> tuple[float, float]:

@@ -8,6 +8,8 @@ Writes into the output directory:
     trace_log_lik.png       log-likelihood trajectories (and trace_leaves, trace_depth)
     seed_scatter.png        class probabilities of each pair of runs (with test rows)
     seed_differences.png    histogram of their differences
+    feature_inclusion.png   posterior inclusion probability of each feature (interpret.py)
+    partial_dependence.png  partial dependence with credible bands
     trees/tree_K.png        the runs' most visited, highest-likelihood and MAP trees,
                             with tree_K.dot (Graphviz) and tree_K.txt (export_text)
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import ReportError
+from . import ReportError, md_table as _table
 from .compare import (EXACT, TRACES, agreement, comparison_units, convergence,
                       exact_distance, exact_for, prediction_sets, top_trees)
 from .rundir import load_run
@@ -40,12 +42,6 @@ def _unique_labels(runs) -> None:
 
 def _f(x, spec=".4f") -> str:
     return "" if x is None else format(x, spec)
-
-
-def _table(header, rows) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return out
 
 
 def _runs_section(runs) -> list[str]:
@@ -247,6 +243,10 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     lines += _agreement_section(pred, agree, figs) + [""]
     if dist:
         lines += _exact_section(dist) + [""]
+    from .interpret import interpretation_section
+    from .predict import load_run_data
+    feature_lines, features = interpretation_section(runs, out, load_run_data)
+    lines += feature_lines
     lines += ["## Trees", "",
               "Each tree as a drawing, as Graphviz DOT and as text; \"yes\" (feature <= "
               "threshold) goes left, leaves show the training rows of each class.", ""]
@@ -262,6 +262,6 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     numbers = {"runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],
                "convergence": conv, "top_trees": table,
                "prediction_rows": pred.get("note"), "agreement": agree,
-               "exact": dist or None}
+               "exact": dist or None, "features": features or None}
     (out / "report.json").write_text(json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     return out, warnings

@@ -182,6 +182,11 @@ class Tree:
             stack.append((n.left, d + 1, bar + n.test_text()))
         return "\n".join(lines)
 
+    def _repr_svg_(self) -> str:
+        """The drawing a notebook shows (slpy.trees.svg)."""
+        from .svg import tree_svg
+        return tree_svg(self)
+
     def to_dot(self) -> str:
         """Graphviz DOT text."""
         out = ["digraph tree {", '  node [shape=box, fontname="Helvetica"];']
