@@ -191,7 +191,6 @@ class BNFamily(ModelFamily):
     def bind(self, program, train, cfg) -> BNScorer:
         from ..errors import RunError
         program.attach("bn", train)
-        program.bn_data = train
         try:
             fs = FamilyScorer(train, score=cfg.get("score") or "bdeu",
                               ess=float(cfg.get("ess") or 1.0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..terms.unify import undo_to
 from ..terms.term import PrologError
-from .kinds import CP_CLEANUP, CP_DISABLED, P_CLEANUP_EXIT
+from .kinds import CP_CLEANUP, CP_DISABLED, CP_KIND, CLEANUP_GOAL, P_CLEANUP_EXIT
 
 
 class Cleanup:
@@ -38,12 +38,12 @@ class Cleanup:
         return nxt
 
     def _fire_cleanup(self, cp, quiet=False):
-        if cp[0] != CP_CLEANUP:
+        if cp[CP_KIND] != CP_CLEANUP:
             return
-        cp[0] = CP_DISABLED
+        cp[CP_KIND] = CP_DISABLED
         self.cleanups -= 1
         mark = len(self.trail)
-        run = self.solve(cp[4])
+        run = self.solve(cp[CLEANUP_GOAL])
         try:
             next(run, None)
         except PrologError:
@@ -57,7 +57,7 @@ class Cleanup:
         """Remove the choice points from h on, running the cleanups among them (the
         most recent first)."""
         cps = self.cps
-        live = [cp for cp in cps[h:] if cp[0] == CP_CLEANUP] if self.cleanups else ()
+        live = [cp for cp in cps[h:] if cp[CP_KIND] == CP_CLEANUP] if self.cleanups else ()
         del cps[h:]
         for cp in reversed(live):
             self._fire_cleanup(cp, quiet)

@@ -2,21 +2,19 @@
 
 A frame is a tuple ``(pred, args, next, cut_barrier, proof_parent)``; the continuation
 is the chain of ``next`` frames, so proving a deep non-tail-recursive predicate grows a
-heap-allocated chain, never Python's stack. Choice points are lists on ``self.cps``
-whose first item is their kind; bindings are recorded on ``self.trail`` and undone by
-backtracking. Stochastic predicates (labelled clauses, stochastic builtins) are choice
-points that draw a candidate with probability proportional to its label, record a
-proof node, and on backtracking draw again among the untried candidates.
+heap-allocated chain, never Python's stack. Choice points are lists on ``self.cps``,
+read through the named indices of kinds.py (which has a table of every layout);
+bindings are recorded on ``self.trail`` and undone by backtracking. Stochastic
+predicates (labelled clauses, stochastic builtins) are choice points that draw a
+candidate with probability proportional to its label, record a proof node, and on
+backtracking draw again among the untried candidates.
 
-The Engine class is in parts: resolution and control here, stochastic choice points in
-sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, cleanup
-handlers and goals run inside a step in cleanup.py, suspended goals in coroutining.py;
-kinds.py has the choice-point kinds, opcodes and modes they share.
-
-This module is over 500 lines because the resolution loop (``_run``), backtracking
-(``_backtrack``) and the control constructs (``_control``) read the same frame and
-choice-point layouts by position, and are hot: they stay in one module until the
-choice points get named layouts of their own, which is where it splits.
+The Engine class is in parts: resolution, backtracking and errors here, goals as
+terms and the control constructs in control.py, stochastic choice points in
+sampling.py, the replay of a recorded proof (MCMC proposals) in replay.py, the
+sampling state of one run in session.py, cleanup handlers and goals run inside a step
+in cleanup.py, suspended goals in coroutining.py; kinds.py has the choice-point
+layouts, opcodes and modes they share.
 """
 from __future__ import annotations
 
@@ -25,32 +23,28 @@ import os
 import sys
 import time
 
-from ..terms.term import (Var, Atom, Struct, deref, PrologError, atom, NIL, TRUE, mklist,
-                          list_items)
+from ..terms.term import Var, Struct, PrologError, atom, mklist
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
-from ..terms.errors import type_error, instantiation_error, existence_error
+from ..terms.errors import existence_error
 from .db import USER, DET, NONDET, CONTROL, STOCH, SBUILTIN
-from ..lang.clauses import convert_body
-from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CLAUSES, CP_DISABLED, CP_ENUM,
-                    CP_ENUMB, CP_FENCE, CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE,
-                    CP_SB, CP_SBU, CP_SOFT, CP_STOCH, CP_CLEANUP, OP_CALL, OP_CALLN, OP_CATCH,
-                    OP_CATCH_EXIT, OP_CUT, OP_DISJ, OP_DONE, OP_FA_COLLECT, OP_FINDALL,
-                    OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED, OP_ITE, OP_ITE_THEN,
-                    OP_NOT, OP_NOT_SUCC, OP_SEXIT, OP_SOFT, OP_SOFT_THEN, PLAIN,
-                    OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
-                    P_CATCH_EXIT, P_DONE, P_FA_COLLECT, P_GUARDED_DYN, P_ITE_THEN,
-                    P_NOT_SUCC, P_SOFT_THEN, ROOT, FAIL_FRAME, _CTRL_TERM_NAMES,
-                    LimitExceeded, ReplayReject, SampleFailed, CONTROL_PREDS)
+from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_FENCE,
+                    CP_FINDALL, CP_GEN, CP_ITE, CP_NOT, CP_PURE, CP_SOFT, CP_CLEANUP,
+                    CP_KIND, CP_MARK, CP_PLOG, CP_LOGP, CL_NEXT, CL_COUNT, CL_CLAUSES,
+                    CL_FRAME, GEN_ITER, GEN_NEXT, ALT_FRAME, FA_RESULTS, FA_TARGET,
+                    FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG, CATCH_RECOVERY,
+                    CATCH_NEXT, CATCH_PN, CH_WAY, FR_NEXT, PLAIN, P_DONE, ROOT,
+                    LimitExceeded, ReplayReject, SampleFailed)
 from .sampling import Sampling
-from .replay import Replay
+from .replay import Regrow, LocalMove
+from .session import Session, Solution
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
-from .tabling import guarded_tabled
+from .control import CONTROL_OPS, goal_frame
 from .arith_checks import DEADLINE
 
 
-class Engine(Sampling, Replay, Cleanup, Coroutining):
+class Engine(Sampling, Cleanup, Coroutining):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -84,18 +78,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         self.sb_target = None
         self.globals: dict = {}
         self.halted = None
-        # replay state
-        self.rp_cut = None
-        self.rp_fence = 0
-        self.rp_logfactor = 0.0
-        self.rp_cutnode = None
-        self.rp_linked = []
-        self.rp_local = False       # local moves (run_local): forced / reused / fresh
-        self.rp_forced = None
-        self.rp_prefixes = None
-        self.rp_strict = None
-        self.rp_forced_logp = 0.0
-        self.rp_nforced = 0
+        self.replay_run = None    # the replay.ReplayRun running, if any
         self.min_prob = 0.0
         self.program = None       # the Program this engine runs (set by the Program)
         # The one place plugins keep state for this program: plugin name -> the
@@ -125,49 +108,41 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
     def write_err(self, text: str) -> None:
         sys.stderr.write(text)
 
-    # -- goals as terms -----------------------------------------------------------
-    def goal_frame(self, goal, nxt, cb, pn):
-        """The frame that proves the goal term (call/1 semantics, cut barrier cb)."""
-        goal = deref(goal)
-        tg = type(goal)
-        if tg is Var:
-            raise instantiation_error()
-        if tg is Atom:
-            name, args = goal.name, ()
-        elif tg is Struct:
-            name, args = goal.name, goal.args
-        else:
-            raise type_error("callable", goal)
-        arity = len(args)
-        if (name, arity) in _CTRL_TERM_NAMES:
-            _check_callable_body(goal)
-            # ISO body conversion at call time: a variable goal becomes call(V), so
-            # a cut it is bound to later stays local
-            goal = convert_body(goal)
-            args = goal.args
-            if name == ",":
-                # conjunction: frames from the right spine, last first
-                goals = []
-                g = goal
-                while type(g) is Struct and g.name == "," and len(g.args) == 2:
-                    goals.append(g.args[0])
-                    g = deref(g.args[1])
-                f = self.goal_frame(g, nxt, cb, pn)
-                for x in reversed(goals):
-                    f = self.goal_frame(x, f, cb, pn)
-                return f
-        if name == "!" and arity == 0:
-            return (CONTROL_PREDS[("!", 0)], (), nxt, cb, pn)
-        if name == "true" and arity == 0:
-            return nxt
-        if (name, arity) in CONTROL_PREDS and name not in ("::", ","):
-            return (CONTROL_PREDS[(name, arity)], args, nxt, cb, pn)
-        if name == "::" and arity == 2:
-            return (P_GUARDED_DYN, args, nxt, cb, pn)
-        pred = self.db.preds.get((name, arity))
-        if pred is None:
-            pred = self.db.get(name, arity)
-        return (pred, args, nxt, cb, pn)
+    # the frame that proves a goal term (call/1 semantics): slpy.logic.control
+    goal_frame = goal_frame
+
+    # -- sessions ------------------------------------------------------------------
+    def session(self, mode=PLAIN, rng=None, *, min_prob=0.0, record=False, replay=None):
+        """A context manager: the sampling fields (mode, generator, proof log, log
+        probability, min_prob, recording, replay run) set for one run and restored
+        after it (slpy.logic.session)."""
+        return Session(self, mode, rng, min_prob, record, replay)
+
+    def solutions(self, goal, mode=PLAIN, rng=None, *, min_prob=0.0, record=False):
+        """Yield a session.Solution (log probability, proof log) per answer of goal,
+        proved in a session of its own; bindings live in goal's variables."""
+        with self.session(mode, rng, min_prob=min_prob, record=record):
+            for _ in self.solve(goal):
+                yield Solution(self.logp, self.plog)
+
+    def run_replay(self, goal, tree, cut: tuple, rng):
+        """Regrow the proof `tree` of goal below the node at path `cut`: (proof tree,
+        log factor of the kept choices); ReplayReject when they cannot be kept
+        (slpy.logic.replay.Regrow)."""
+        return Regrow(cut).run(self, goal, tree, rng, cut == ())
+
+    def run_local(self, goal, tree, forced: dict, rng, strict: tuple = None):
+        """Re-prove `tree` with the choices at the paths of `forced` set: (proof tree,
+        log reuse factor, log forced); ReplayReject when the move cannot be made
+        (slpy.logic.replay.LocalMove)."""
+        return LocalMove(forced, strict).run(self, goal, tree, rng)
+
+    def reset(self):
+        """After an interrupted query: no choice points, no trail, no session."""
+        del self.cps[:]
+        del self.trail[:]
+        self.mode, self.rng, self.plog, self.logp = PLAIN, None, None, 0.0
+        self.min_prob, self.record_answers, self.replay_run = 0.0, False, None
 
     # -- running -------------------------------------------------------------------
     def solve(self, goal, depth_limit=None):
@@ -300,7 +275,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                             i += 1
                             if r is not None:
                                 if i < n:
-                                    cp[5] = i
+                                    cp[CL_NEXT] = i
                                 else:
                                     del cps[h]
                                 f = r
@@ -329,7 +304,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                             if woken is not f:
                                 f = woken
                                 continue
-                        f = self._control(pred.fn, args, nxt, cb, pn, f, base)
+                        f = CONTROL_OPS[pred.fn](self, args, nxt, cb, pn)
                         if f is P_DONE:
                             self.steps = steps
                             return True
@@ -360,7 +335,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
             except StartCoroutining:
                 # a builtin suspended the query's first goal (its work is done): look
                 # for woken goals at every step from now on
-                f = f[2]
+                f = f[FR_NEXT]
                 check_at = steps
             except PrologError as e:
                 self.steps = steps
@@ -394,13 +369,16 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         trail = self.trail
         while True:
             cp = cps[-1]
-            kind = cp[0]
-            undo_to(trail, cp[1])
-            self.plog = cp[2]
-            self.logp = cp[3]
+            kind = cp[CP_KIND]
+            mark = cp[CP_MARK]
+            undo_to(trail, mark)
+            self.plog = cp[CP_PLOG]
+            self.logp = cp[CP_LOGP]
             if kind == CP_CLAUSES:
-                _, mark, _, _, cl, i, n, f = cp
-                pred, args, nxt, _, pn = f
+                cl = cp[CL_CLAUSES]
+                i = cp[CL_NEXT]
+                n = cp[CL_COUNT]
+                pred, args, nxt, _, pn = cp[CL_FRAME]
                 h = len(cps) - 1
                 while i < n:
                     c = cl[i]
@@ -409,7 +387,7 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                         cps.pop()
                     r = c.fn(args, nxt, h, pn, trail)
                     if r is not None:
-                        cp[5] = i
+                        cp[CL_NEXT] = i
                         return r
                     undo_to(trail, mark)
                 continue
@@ -418,10 +396,10 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 if not self.redos & 4095:   # between(1, inf, X), fail: no calls, only redos
                     self._check_limits()
                 try:
-                    next(cp[4])
-                    return cp[5]
+                    next(cp[GEN_ITER])
+                    return cp[GEN_NEXT]
                 except StopIteration:
-                    undo_to(trail, cp[1])
+                    undo_to(trail, mark)
                     cps.pop()
                     continue
             if kind == CP_BOTTOM:
@@ -430,29 +408,16 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
                 cps.pop()
                 continue
             cps.pop()
-            if kind == CP_ALT or kind == CP_ITE or kind == CP_SOFT:
-                return cp[4]
-            if kind == CP_NOT:
-                return cp[4]
+            if kind == CP_CHOICE:
+                f = cp[CH_WAY].resume(self, cp)
+                if f is not None:
+                    return f
+                continue
+            if kind == CP_ALT or kind == CP_ITE or kind == CP_SOFT or kind == CP_NOT:
+                return cp[ALT_FRAME]
             if kind == CP_FINDALL:
-                results, target, nxt = cp[4], cp[5], cp[6]
-                if unify(target, mklist(results, cp[7]), trail):
-                    return nxt
-                continue
-            if kind == CP_STOCH or kind == CP_ENUM:
-                f = self._redraw(cp)
-                if f is not None:
-                    return f
-                continue
-            if kind == CP_SBU:
-                f = self._redraw_uniform(cp)
-                if f is not None:
-                    return f
-                continue
-            if kind == CP_SB or kind == CP_ENUMB:
-                f = self._redraw_builtin(cp)
-                if f is not None:
-                    return f
+                if unify(cp[FA_TARGET], mklist(cp[FA_RESULTS], cp[FA_TAIL]), trail):
+                    return cp[FA_NEXT]
                 continue
             if kind == CP_FENCE:
                 raise ReplayReject()
@@ -470,154 +435,24 @@ class Engine(Sampling, Replay, Cleanup, Coroutining):
         catchable = not isinstance(e, LimitExceeded)
         while len(cps) > base + 1:
             cp = cps.pop()
-            if cp[0] == CP_CLEANUP:
-                undo_to(trail, cp[1])
+            kind = cp[CP_KIND]
+            if kind == CP_CLEANUP:
+                undo_to(trail, cp[CP_MARK])
                 self._fire_cleanup(cp, quiet=True)
-            if cp[0] == CP_CATCH and catchable and cp[8].ref is None:
-                undo_to(trail, cp[1])
-                self.plog = cp[2]
-                self.logp = cp[3]
+            if kind == CP_CATCH and catchable and cp[CATCH_FLAG].ref is None:
+                undo_to(trail, cp[CP_MARK])
+                self.plog = cp[CP_PLOG]
+                self.logp = cp[CP_LOGP]
                 mark = len(trail)
-                if unify(cp[4], ball, trail):
-                    _, _, _, _, catcher, recovery, nxt, cb, flag, pn = cp
-                    return self.goal_frame(recovery, nxt, len(cps), pn)
+                if unify(cp[CATCH_CATCHER], ball, trail):
+                    return self.goal_frame(cp[CATCH_RECOVERY], cp[CATCH_NEXT], len(cps),
+                                           cp[CATCH_PN])
                 undo_to(trail, mark)
-        undo_to(trail, cps[base][1])
+        undo_to(trail, cps[base][CP_MARK])
         if e.term is not ball and not isinstance(e, LimitExceeded):
             raise PrologError(ball, e.args[0] if e.args else None) from None
         raise e
 
-    # -- control constructs --------------------------------------------------------------
-    def _control(self, op, args, nxt, cb, pn, f, base):
-        cps = self.cps
-        trail = self.trail
-        if op == OP_CUT:
-            if self.cleanups:
-                self._drop_cps(cb)
-            else:
-                del cps[cb:]
-            return nxt
-        if op == OP_SEXIT:
-            return self._sexit(args[0], nxt)
-        if op == OP_GCALL:  # a compiled guarded call: the usual stochastic call of a prior
-            pred, gargs, guard = args
-            self.steps += 1
-            if pred.kind == STOCH:
-                return self._stoch(pred, gargs, guard, nxt, cb, pn)
-            if pred.tabled is not None:
-                return guarded_tabled(self, pred, gargs, guard, nxt, cb, pn)
-            # a guard passed to a plain predicate is ignored
-            return (pred, gargs, nxt, cb, pn)
-        if op == OP_CALL:
-            return self.goal_frame(args[0], nxt, len(cps), pn)
-        if op == OP_DISJ:
-            left = deref(args[0])
-            if type(left) is Struct and len(left.args) == 2 and left.name in ("->", "*->"):
-                cond, then = left.args
-                h = len(cps)
-                else_f = self.goal_frame(args[1], nxt, cb, pn)
-                then_f = self.goal_frame(then, nxt, cb, pn)
-                if left.name == "->":
-                    cps.append([CP_ITE, len(trail), self.plog, self.logp, else_f])
-                    return self.goal_frame(cond, (P_ITE_THEN, (h,), then_f, cb, pn), h + 1, pn)
-                cp = [CP_SOFT, len(trail), self.plog, self.logp, else_f]
-                cps.append(cp)
-                return self.goal_frame(cond, (P_SOFT_THEN, (cp,), then_f, cb, pn), h + 1, pn)
-            cps.append([CP_ALT, len(trail), self.plog, self.logp,
-                        self.goal_frame(args[1], nxt, cb, pn)])
-            return self.goal_frame(left, nxt, cb, pn)
-        if op == OP_ITE_THEN:
-            if self.cleanups:
-                self._drop_cps(args[0])
-            else:
-                del cps[args[0]:]
-            return nxt
-        if op == OP_SOFT_THEN:
-            args[0][0] = CP_DISABLED
-            return nxt
-        if op == OP_ITE:
-            h = len(cps)
-            cps.append([CP_ITE, len(trail), self.plog, self.logp, FAIL_FRAME])
-            then_f = self.goal_frame(args[1], nxt, cb, pn)
-            return self.goal_frame(args[0], (P_ITE_THEN, (h,), then_f, cb, pn), h + 1, pn)
-        if op == OP_SOFT:
-            h = len(cps)
-            return self.goal_frame(args[0], self.goal_frame(args[1], nxt, cb, pn), h, pn)
-        if op == OP_NOT:
-            h = len(cps)
-            cps.append([CP_NOT, len(trail), self.plog, self.logp, nxt])
-            return self.goal_frame(args[0], (P_NOT_SUCC, (h,), None, cb, pn), h + 1, pn)
-        if op == OP_NOT_SUCC:
-            if self.cleanups:
-                self._drop_cps(args[0])
-            else:
-                del cps[args[0]:]
-            return None
-        if op == OP_GUARDED:
-            left = deref(args[0])
-            goal = deref(args[1])
-            if type(left) is Atom:  # Module:Goal
-                return self.goal_frame(goal, nxt, len(cps), pn)
-            if type(goal) is Var:
-                raise instantiation_error()
-            if type(goal) is Atom:
-                pred, gargs = self.db.get(goal.name, 0), ()
-            elif type(goal) is Struct:
-                pred, gargs = self.db.get(goal.name, len(goal.args)), goal.args
-            else:
-                raise type_error("callable", goal)
-            if pred.kind == STOCH:
-                self.steps += 1
-                return self._stoch(pred, gargs, left, nxt, cb, pn)
-            if pred.tabled is not None:
-                return guarded_tabled(self, pred, gargs, left, nxt, cb, pn)
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_FINDALL or op == OP_FINDALL4:
-            check_partial_list(args[2])
-            results: list = []
-            tail = NIL if op == OP_FINDALL else args[3]
-            cps.append([CP_FINDALL, len(trail), self.plog, self.logp, results, args[2], nxt,
-                        tail])
-            h = len(cps)
-            return self.goal_frame(args[1], (P_FA_COLLECT, (args[0], results), None, cb, pn),
-                                   h, pn)
-        if op == OP_FA_COLLECT:
-            args[1].append(copy_term(args[0]))
-            return None
-        if op == OP_FORALL:
-            cond, action = args
-            goal = Struct("\\+", (Struct(",", (cond, Struct("\\+", (action,)))),))
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_CATCH:
-            flag = Var()
-            h = len(cps)
-            cps.append([CP_CATCH, len(trail), self.plog, self.logp, args[1], args[2], nxt,
-                        cb, flag, pn])
-            return self.goal_frame(args[0], (P_CATCH_EXIT, (flag,), nxt, cb, pn), h + 1, pn)
-        if op == OP_CATCH_EXIT:
-            flag = args[0]
-            flag.ref = TRUE
-            trail.append(flag)
-            return nxt
-        if op == OP_CALLN:
-            goal = deref(args[0])
-            extra = args[1:]
-            if type(goal) is Atom:
-                goal = Struct(goal.name, tuple(extra))
-            elif type(goal) is Struct:
-                goal = Struct(goal.name, goal.args + tuple(extra))
-            elif type(goal) is Var:
-                raise instantiation_error()
-            else:
-                raise type_error("callable", goal)
-            return self.goal_frame(goal, nxt, len(cps), pn)
-        if op == OP_DONE:
-            return P_DONE
-        if op == OP_CALL_CLEANUP:
-            return self._call_cleanup(args, nxt, pn)
-        if op == OP_CLEANUP_EXIT:
-            return self._cleanup_exit(args[0], nxt)
-        raise AssertionError(op)
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -633,24 +468,3 @@ def _rss() -> int:
 
 def _resource(what):
     return Struct("error", (Struct("resource_error", (atom(what),)), Var()))
-
-
-def check_partial_list(t):
-    """ISO: findall/bagof results must be a list or a partial list."""
-    _, tail = list_items(t)
-    if type(tail) is not Var and tail is not NIL:
-        raise type_error("list", deref(t))
-
-
-def _check_callable_body(goal):
-    stack = [goal]
-    while stack:
-        g = deref(stack.pop())
-        if type(g) is Var:
-            continue
-        if type(g) is Struct and len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
-            stack.extend(g.args)
-            continue
-        if type(g) is not Atom and type(g) is not Struct:
-            raise type_error("callable", goal)
-

@@ -8,10 +8,67 @@ from ..terms.term import PrologError
 from .db import DET, CONTROL, Pred
 from .proof import SNode
 
-# choice point kinds
+# -- choice points ------------------------------------------------------------------
+# A choice point is a plain list on engine.cps (lists are what the hot loop reads
+# fastest); its items are read through the index constants below, never by a number.
+# Every layout starts with the same four items:
+#
+#   CP_KIND  the kind (CP_*)          CP_MARK  the trail length to undo to
+#   CP_PLOG  the proof log to restore CP_LOGP  the log probability to restore
+#
+# kind         what it is                          its items from 4 on
+# ----------   ---------------------------------   ------------------------------------
+# CP_BOTTOM    the bottom of one solve() run       -
+# CP_FENCE     replay: backtracking below it       -
+#              rejects the move
+# CP_PURE      pure sampling: backtracking into    -
+#              it fails the sample
+# CP_DISABLED  a CP_SOFT or CP_CLEANUP whose work  (those of its former kind, unread)
+#              is done
+# CP_CLAUSES   the untried clauses of a call       CL_CLAUSES the candidate clauses,
+#                                                  CL_NEXT the index of the next one,
+#                                                  CL_COUNT their number, CL_FRAME the call
+# CP_GEN       a nondeterministic builtin          GEN_ITER its generator,
+#                                                  GEN_NEXT the continuation
+# CP_ALT       the other branch of (;)/2           ALT_FRAME the frame to resume
+# CP_ITE       the else branch of (->)/2           ALT_FRAME
+# CP_SOFT      the else branch of (*->)/2          ALT_FRAME
+# CP_NOT       \+/1: resumed when its goal fails   ALT_FRAME the continuation
+# CP_FINDALL   findall/3,4 collecting              FA_RESULTS the copies so far,
+#                                                  FA_TARGET the result argument,
+#                                                  FA_NEXT the continuation, FA_TAIL
+#                                                  the list's tail (findall/4)
+# CP_CATCH     catch/3                             CATCH_CATCHER, CATCH_RECOVERY,
+#                                                  CATCH_NEXT the continuation,
+#                                                  CATCH_CB its cut barrier, CATCH_FLAG
+#                                                  bound once the goal has exited,
+#                                                  CATCH_PN its proof parent
+# CP_CLEANUP   setup_call_cleanup/3                CLEANUP_GOAL the cleanup goal
+# CP_CHOICE    a stochastic choice with untried    CH_WAY how the next one is chosen
+#              candidates (sampling.py)            (a sampling.Choice), CH_NODE the
+#                                                  proof node, CH_POOL the candidates
+#                                                  (untried, all, or a UniformChoice),
+#                                                  CH_POS enumeration: the next index;
+#                                                  uniform: the set of tried indices,
+#                                                  CH_LEFT the untried candidates'
+#                                                  weight, CH_TOTAL all candidates'
+#                                                  weight, CH_TARGET / CH_NEXT a
+#                                                  builtin's output argument and
+#                                                  continuation (None for clauses)
 (CP_BOTTOM, CP_CLAUSES, CP_GEN, CP_ALT, CP_ITE, CP_SOFT, CP_NOT, CP_CATCH, CP_FINDALL,
- CP_STOCH, CP_FENCE, CP_PURE, CP_ENUM, CP_DISABLED, CP_SB, CP_ENUMB, CP_SBU,
- CP_CLEANUP) = range(18)
+ CP_CHOICE, CP_FENCE, CP_PURE, CP_DISABLED, CP_CLEANUP) = range(14)
+
+CP_KIND, CP_MARK, CP_PLOG, CP_LOGP = range(4)
+CL_CLAUSES, CL_NEXT, CL_COUNT, CL_FRAME = range(4, 8)
+GEN_ITER, GEN_NEXT = range(4, 6)
+ALT_FRAME = 4
+FA_RESULTS, FA_TARGET, FA_NEXT, FA_TAIL = range(4, 8)
+CATCH_CATCHER, CATCH_RECOVERY, CATCH_NEXT, CATCH_CB, CATCH_FLAG, CATCH_PN = range(4, 10)
+CLEANUP_GOAL = 4
+CH_WAY, CH_NODE, CH_POOL, CH_POS, CH_LEFT, CH_TOTAL, CH_TARGET, CH_NEXT = range(4, 12)
+
+# A frame is a tuple (pred, args, next frame, cut barrier, proof parent).
+FR_PRED, FR_ARGS, FR_NEXT, FR_CB, FR_PN = range(5)
 
 # control opcodes
 (OP_CALL, OP_CUT, OP_DISJ, OP_ITE, OP_SOFT, OP_NOT, OP_GCALL, OP_SEXIT, OP_ITE_THEN,
@@ -87,5 +144,3 @@ P_FAIL = Pred("fail", 0)
 P_FAIL.kind = DET
 P_FAIL.fn = lambda eng: False
 FAIL_FRAME = (P_FAIL, (), None, 0, ROOT)
-
-_CTRL_TERM_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("|", 2)}

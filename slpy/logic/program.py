@@ -21,7 +21,6 @@ from .compile import CompileContext, compile_clause, check_body
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .engine import Engine
 from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
-from .proof import build_tree
 
 LIBRARY = Path(__file__).with_name("library.pl")
 _FILE_LOCAL_FLAGS = ("double_quotes", "back_quotes")
@@ -420,18 +419,12 @@ class Program:
         """Every refutation of a stochastic query with its probability (pure SLP
         semantics: labels normalised over all clauses of their predicate)."""
         goal, varnames = self.parse_query(text)
-        eng = self.engine
-        saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
-        eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
         out = []
-        try:
-            for _ in eng.solve(goal):
-                b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
-                out.append(Proof(b, math.exp(eng.logp), build_tree(eng.plog)))
-                if max_proofs is not None and len(out) >= max_proofs:
-                    break
-        finally:
-            eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = saved
+        for s in self.engine.solutions(goal, ENUM, min_prob=min_prob):
+            b = {n: resolve(v) for n, v in varnames.items() if not n.startswith("_")}
+            out.append(Proof(b, math.exp(s.log_prob), s.tree))
+            if max_proofs is not None and len(out) >= max_proofs:
+                break
         return out
 
 

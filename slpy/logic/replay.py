@@ -1,13 +1,15 @@
 """Replay: re-prove a recorded proof, keeping some of its choices and changing others
-(the MCMC proposals). A part of :class:`slpy.logic.engine.Engine`.
+(the MCMC proposals): :meth:`Engine.run_replay` and :meth:`Engine.run_local` run a
+:class:`Regrow` or a :class:`LocalMove`, the state of one replay, which the engine's
+stochastic calls hand their choices to while it runs (``engine.replay_run``).
 
 Two modes, both addressing choice points by their path in the proof tree:
 
-- *regrow* (:meth:`Replay.run_replay`, the `uc`/`q0`/`cycle` proposals): every choice
+- *regrow* (:class:`Regrow`, the `uc`/`q0`/`cycle` proposals): every choice
   outside the subtree of the cut node is kept (the move is rejected when one cannot
   be), the cut node and everything below it is sampled afresh from the prior, with
   backtracking confined to that part.
-- *local* (:meth:`Replay.run_local`, the single-site, swap and exact moves): the
+- *local* (:class:`LocalMove`, the single-site, swap and exact moves): the
   choices at the *forced* paths are set by the move; every other choice is *reused*
   when the recorded proof has a choice point of the same predicate at the same path
   under a reused parent (its recorded choice must still be a candidate, else the move
@@ -24,74 +26,87 @@ from ..terms.term import Var, Atom, Struct, deref
 from ..terms.unify import unify, undo_to, variant
 from .proof import SNode, ProofNode, build_tree
 from .plugins import UniformChoice
-from .kinds import (CP_BOTTOM, CP_FENCE, CP_STOCH, PURE, P_DONE, P_SEXIT, REPLAY,
-                    ReplayReject, SAMPLE, SampleFailed)
-from .sampling import _light, _pick
+from .kinds import (CP_BOTTOM, CP_FENCE, PURE, P_DONE, P_SEXIT, REPLAY, ReplayReject,
+                    SampleFailed)
+from .sampling import CLAUSE_DRAW, _light, _pick, take_clause, take_value
 
 _NONE = object()
 
 
-class Replay:
-    """The engine's replay of a recorded proof (mixed into Engine)."""
+class ReplayRun:
+    """The state of one replay of a recorded proof: where its committed part ends
+    (``fence``: the index of its CP_FENCE), the log factor of the kept choices whose
+    probability changed, the SNodes linked to the recorded tree, and (regrow) the
+    node of the cut once it is reached. A subclass says which choices are kept."""
 
-    def _replay_lookup(self, pred, pn):
-        i = pn.nch
-        pn.nch = i + 1
-        path = pn.path + (i,)
-        cut = self.rp_cut
-        fresh = path[:len(cut)] == cut
-        # the recorded node at the same place: the i-th child of the parent's record
-        po = pn.old
-        old = po.children[i] if po is not None and i < len(po.children) else None
-        if not fresh and (old is None or old.pred is not pred):
-            raise ReplayReject()
-        return path, old, fresh
+    __slots__ = ("fence", "logfactor", "cutnode", "linked")
 
-    # -- regrow --------------------------------------------------------------------------------
-    def _replay_stoch(self, pred, args, g, nxt, cb, pn):
-        if self.rp_local:
-            return self._local_stoch(pred, args, g, nxt, cb, pn)
-        path, old, fresh = self._replay_lookup(pred, pn)
-        cps = self.cps
-        if fresh:  # the cut node: sample afresh, backtracking within its subtree
-            self.mode = SAMPLE
+    def __init__(self):
+        self.fence = 0
+        self.logfactor = 0.0
+        self.cutnode = None
+        self.linked = []
+
+    def stoch(self, eng, pred, args, g, nxt, cb, pn):
+        """A labelled call made under the recorded part of the proof."""
+        raise NotImplementedError
+
+    def sbuiltin(self, eng, pred, args, nxt, pn):
+        """A stochastic builtin called under the recorded part of the proof."""
+        raise NotImplementedError
+
+    def run(self, eng, goal, tree: ProofNode, rng, root_fresh: bool):
+        """Prove goal replaying tree: (proof tree, log factor); ReplayReject when the
+        kept choices cannot be replayed."""
+        root = SNode(None, (), None, None)
+        root.fresh = root_fresh
+        root.path = ()
+        root.old = tree
+        # SNodes linked to the old tree, unlinked afterwards: the new tree's records
+        # hold SNodes, which must not keep every earlier tree alive
+        self.linked = [root]
+        with eng.session(REPLAY, rng, record=True, replay=self):
+            cps = eng.cps
+            base = len(cps)
+            mark = len(eng.trail)
+            if base == 0:
+                eng.start_limits()
+            cps.append([CP_BOTTOM, mark, None, 0.0])
+            self.fence = base + 1
+            cps.append([CP_FENCE, mark, None, 0.0])
             try:
-                node = self._new_node(pred, args, g, pn)
-                node.path = path
-                node.fresh = True
-                self.rp_cutnode = node
-                h = node.height
-                exitf = (P_SEXIT, (node,), nxt, cb, pn)
-                cands = self._candidates(pred, args, g, exitf, h, node)
-                total = sum(c[0] for c in cands)
-                if not cands:
+                f = eng.goal_frame(goal, (P_DONE, (), None, base + 2, root), base + 2, root)
+                if eng._run(f, base) is None:
                     raise ReplayReject()
-                node.cands = _light(cands)
-                node.total = total
-                i = _pick(cands, self.rng.random() * total)
-                c = cands[i]
-                if len(cands) > 1:
-                    cps.append([CP_STOCH, len(self.trail), self.plog, self.logp,
-                                cands[:i] + cands[i + 1:], node, total - c[0], total])
-                return self._choose(node, c, total)
+                return build_tree(eng.plog), self.logfactor
+            except SampleFailed:
+                undo_to(eng.trail, mark)
+                raise ReplayReject() from None
+            except (Exception, KeyboardInterrupt):
+                undo_to(eng.trail, mark)
+                raise
             finally:
-                self.mode = REPLAY
-        del cps[self.rp_fence + 1:]  # kept choices are committed
-        return self._keep_stoch(pred, args, g, nxt, cb, pn, path, old,
-                                path == self.rp_cut[:len(path)])
+                for n in self.linked:
+                    n.old = None
+                self.linked = []
+                del cps[base:]
+                if base == 0:
+                    # a finished top-level run keeps its bindings but not its trail
+                    del eng.trail[mark:]
 
-    def _keep_stoch(self, pred, args, g, nxt, cb, pn, path, old, ancestor):
+    # -- kept choices ----------------------------------------------------------------------
+    def keep_stoch(self, eng, pred, args, g, nxt, cb, pn, path, old, ancestor):
         """Prove the labelled call at `path` with the recorded choice `old`."""
         same = _same_call(args, old.call) and (
             g is None if old.guard is None else g is not None and _same_guard(g, old.guard))
         if same and not ancestor and old.ground:
             # the same call below which nothing changes: graft the recorded subtree
-            _bind_answer(args, old.answer.args, self.trail)
-            memo = self.ground_memo
+            _bind_answer(args, old.answer.args, eng.trail)
+            memo = eng.ground_memo
             for a in old.answer.args:  # known ground: ancestors need not walk it again
                 if type(a) is Struct:
                     memo[id(a)] = a
-            self.plog = ((old, pn), self.plog)
+            eng.plog = ((old, pn), eng.plog)
             return nxt
         if same:
             # the same call has the same candidates and probabilities: prove only the
@@ -99,35 +114,35 @@ class Replay:
             node = SNode(pred, args, g, pn)
             node.call = old.call
             node.gcall = old.guard
-            node.height = len(self.cps)
+            node.height = len(eng.cps)
             node.path = path
             node.fresh = False
             node.old = old
-            self.rp_linked.append(node)
+            self.linked.append(node)
             exitf = (P_SEXIT, (node,), nxt, cb, pn)
             c = old.key
-            body = c.fn(args, g, exitf, node.height, node, self.trail)
+            body = c.fn(args, g, exitf, node.height, node, eng.trail)
             if body is None or c.erased:
                 raise ReplayReject()
             node.cands, node.total = old._cands, old._total
             node.chosen, node.key, node.clause, node.prob = c.number, c, c, old.prob
-            self.plog = (node, self.plog)
+            eng.plog = (node, eng.plog)
             return body[1]
-        f, node = self._take_clause(pred, args, g, nxt, cb, pn, path, old, old.key)
-        self.rp_logfactor += math.log(node.prob) - math.log(old.prob)
+        f, node = self.take_clause(eng, pred, args, g, nxt, cb, pn, path, old, old.key)
+        self.logfactor += math.log(node.prob) - math.log(old.prob)
         return f
 
-    def _take_clause(self, pred, args, g, nxt, cb, pn, path, old, key):
+    def take_clause(self, eng, pred, args, g, nxt, cb, pn, path, old, key):
         """Prove the labelled call with the candidate clause `key`, its probability
         computed afresh: (body frame, node); rejects when `key` is no candidate."""
-        node = self._new_node(pred, args, g, pn)
+        node = eng._new_node(pred, args, g, pn)
         node.path = path
         node.fresh = False
         node.old = old
         if old is not None:
-            self.rp_linked.append(node)
+            self.linked.append(node)
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
-        cands = self._candidates(pred, args, g, exitf, node.height, node)
+        cands = eng._candidates(pred, args, g, exitf, node.height, node)
         total = 0.0
         chosen = None
         for c in cands:
@@ -138,45 +153,35 @@ class Replay:
             raise ReplayReject()
         node.cands = _light(cands)
         node.total = total
-        return self._choose(node, chosen, total), node
+        return take_clause(eng, node, chosen, total), node
 
-    def _replay_sbuiltin(self, pred, args, nxt, pn):
-        if self.rp_local:
-            return self._local_sbuiltin(pred, args, nxt, pn)
-        path, old, fresh = self._replay_lookup(pred, pn)
-        if fresh:
-            # a builtin cut node has no subtree
-            return self._fresh_sbuiltin(pred, args, nxt, pn)
-        del self.cps[self.rp_fence + 1:]
-        return self._keep_sbuiltin(pred, args, nxt, pn, path, old)
-
-    def _keep_sbuiltin(self, pred, args, nxt, pn, path, old):
+    def keep_sbuiltin(self, eng, pred, args, nxt, pn, path, old):
         """Replay the builtin choice at `path` with the recorded value of `old`."""
-        target, cands = pred.fn(self, *args)
-        self.sb_target = target
+        target, cands = pred.fn(eng, *args)
+        eng.sb_target = target
         if cands is old._cands and _same_call(args, old.call, target):
             # the same call of a cached choice: the recorded value, no lookup or snapshot
             node = SNode(pred, args, None, pn)
             node.call = old.call
-            node.height = len(self.cps)
+            node.height = len(eng.cps)
             node.path = path
             node.fresh = False
             node.cands = cands
             node.total = old._total
-            if not unify(target, old.value, self.trail):
+            if not unify(target, old.value, eng.trail):
                 raise ReplayReject()
             node.chosen = node.key = old.key
             node.value = old.value
             node.prob = old.prob
-            self.logp += math.log(old.prob)
-            self.plog = (node, self.plog)
+            eng.logp += math.log(old.prob)
+            eng.plog = (node, eng.plog)
             return nxt
-        f, node = self._take_value(pred, args, nxt, pn, path, target, cands, old.key)
+        f, node = self.take_value(eng, pred, args, nxt, pn, path, target, cands, old.key)
         if abs(node.prob - old.prob) > 1e-15:
-            self.rp_logfactor += math.log(node.prob) - math.log(old.prob)
+            self.logfactor += math.log(node.prob) - math.log(old.prob)
         return f
 
-    def _take_value(self, pred, args, nxt, pn, path, target, cands, key):
+    def take_value(self, eng, pred, args, nxt, pn, path, target, cands, key):
         """Choose the builtin's candidate `key`: (next frame, node); rejects when `key`
         is no candidate or its value does not unify."""
         if type(cands) is UniformChoice:
@@ -195,18 +200,97 @@ class Replay:
                         chosen = c
             if chosen is None:
                 raise ReplayReject()
-        node = self._new_node(pred, args, None, pn)
+        node = eng._new_node(pred, args, None, pn)
         node.path = path
         node.fresh = False
         node.cands = cands
         node.total = total
-        f = self._choose_builtin(node, target, chosen, total, nxt)
+        f = take_value(eng, node, chosen, total, target, nxt)
         if f is None:
             raise ReplayReject()
         return f, node
 
-    # -- local moves ---------------------------------------------------------------------------
-    def _local_lookup(self, pred, pn):
+    def fresh_sbuiltin(self, eng, pred, args, nxt, pn):
+        """Draw a stochastic builtin afresh: once, no redraw on a later failure."""
+        f = eng._sbuiltin_by(PURE, pred, args, nxt, pn)
+        del eng.cps[self.fence + 1:]
+        if f is None:
+            raise ReplayReject()
+        return f
+
+
+class Regrow(ReplayRun):
+    """Regrow below the node at path ``cut``: every choice outside its subtree is
+    kept, the cut node is drawn afresh with backtracking confined to its subtree."""
+
+    __slots__ = ("cut",)
+
+    def __init__(self, cut: tuple):
+        super().__init__()
+        self.cut = cut
+
+    def _lookup(self, pred, pn):
+        i = pn.nch
+        pn.nch = i + 1
+        path = pn.path + (i,)
+        cut = self.cut
+        fresh = path[:len(cut)] == cut
+        # the recorded node at the same place: the i-th child of the parent's record
+        po = pn.old
+        old = po.children[i] if po is not None and i < len(po.children) else None
+        if not fresh and (old is None or old.pred is not pred):
+            raise ReplayReject()
+        return path, old, fresh
+
+    def stoch(self, eng, pred, args, g, nxt, cb, pn):
+        path, old, fresh = self._lookup(pred, pn)
+        if fresh:  # the cut node: sample afresh, backtracking within its subtree
+            node = eng._new_node(pred, args, g, pn)
+            node.path = path
+            node.fresh = True
+            self.cutnode = node
+            exitf = (P_SEXIT, (node,), nxt, cb, pn)
+            cands = eng._candidates(pred, args, g, exitf, node.height, node)
+            total = sum(c[0] for c in cands)
+            if not cands:
+                raise ReplayReject()
+            node.cands = _light(cands)
+            node.total = total
+            return CLAUSE_DRAW.push(eng, node, cands, total, None, None)
+        del eng.cps[self.fence + 1:]  # kept choices are committed
+        return self.keep_stoch(eng, pred, args, g, nxt, cb, pn, path, old,
+                               path == self.cut[:len(path)])
+
+    def sbuiltin(self, eng, pred, args, nxt, pn):
+        path, old, fresh = self._lookup(pred, pn)
+        if fresh:
+            # a builtin cut node has no subtree
+            return self.fresh_sbuiltin(eng, pred, args, nxt, pn)
+        del eng.cps[self.fence + 1:]
+        return self.keep_sbuiltin(eng, pred, args, nxt, pn, path, old)
+
+
+class LocalMove(ReplayRun):
+    """A local move: the choices at the paths of ``forced`` set (path -> clause or
+    builtin key), the others reused or drawn afresh; ``strict``: a path below which
+    every choice must be forced. Counts the forced choices made and their log
+    probability."""
+
+    __slots__ = ("forced", "prefixes", "strict", "forced_logp", "nforced")
+
+    def __init__(self, forced: dict, strict: tuple | None = None):
+        super().__init__()
+        prefixes = set()
+        for p in forced:
+            for i in range(len(p) + 1):
+                prefixes.add(p[:i])
+        self.forced = forced
+        self.prefixes = prefixes
+        self.strict = strict
+        self.forced_logp = 0.0
+        self.nforced = 0
+
+    def _lookup(self, eng, pred, pn):
         """(path, recorded node of the same predicate at that path or None, forced key
         or _NONE); commits every earlier choice."""
         i = pn.nch
@@ -216,32 +300,32 @@ class Replay:
         old = po.children[i] if po is not None and i < len(po.children) else None
         if old is not None and old.pred is not pred:
             old = None
-        del self.cps[self.rp_fence + 1:]
-        key = self.rp_forced.get(path, _NONE)
+        del eng.cps[self.fence + 1:]
+        key = self.forced.get(path, _NONE)
         if key is _NONE:
-            strict = self.rp_strict
+            strict = self.strict
             if strict is not None and path[:len(strict)] == strict:
                 # the move sets every choice of this subtree: the program is not shaped
                 # as the move assumed
                 raise ReplayReject("unforced")
         return path, old, key
 
-    def _local_stoch(self, pred, args, g, nxt, cb, pn):
-        path, old, key = self._local_lookup(pred, pn)
+    def stoch(self, eng, pred, args, g, nxt, cb, pn):
+        path, old, key = self._lookup(eng, pred, pn)
         if key is not _NONE:
-            f, node = self._take_clause(pred, args, g, nxt, cb, pn, path, old, key)
-            self.rp_forced_logp += math.log(node.prob)
-            self.rp_nforced += 1
+            f, node = self.take_clause(eng, pred, args, g, nxt, cb, pn, path, old, key)
+            self.forced_logp += math.log(node.prob)
+            self.nforced += 1
             return f
         if old is not None:
-            return self._keep_stoch(pred, args, g, nxt, cb, pn, path, old,
-                                    path in self.rp_prefixes)
+            return self.keep_stoch(eng, pred, args, g, nxt, cb, pn, path, old,
+                                   path in self.prefixes)
         # fresh, from the prior, without a choice point to come back to
-        node = self._new_node(pred, args, g, pn)
+        node = eng._new_node(pred, args, g, pn)
         node.path = path
         node.fresh = False
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
-        cands = self._candidates(pred, args, g, exitf, node.height, node)
+        cands = eng._candidates(pred, args, g, exitf, node.height, node)
         if not cands:
             raise ReplayReject()
         total = 0.0
@@ -249,119 +333,28 @@ class Replay:
             total += c[0]
         node.cands = _light(cands)
         node.total = total
-        return self._choose(node, cands[_pick(cands, self.rng.random() * total)], total)
+        return take_clause(eng, node, cands[_pick(cands, eng.rng.random() * total)], total)
 
-    def _local_sbuiltin(self, pred, args, nxt, pn):
-        path, old, key = self._local_lookup(pred, pn)
+    def sbuiltin(self, eng, pred, args, nxt, pn):
+        path, old, key = self._lookup(eng, pred, pn)
         if key is not _NONE:
-            target, cands = pred.fn(self, *args)
-            self.sb_target = target
-            f, node = self._take_value(pred, args, nxt, pn, path, target, cands, key)
-            self.rp_forced_logp += math.log(node.prob)
-            self.rp_nforced += 1
+            target, cands = pred.fn(eng, *args)
+            eng.sb_target = target
+            f, node = self.take_value(eng, pred, args, nxt, pn, path, target, cands, key)
+            self.forced_logp += math.log(node.prob)
+            self.nforced += 1
             return f
         if old is not None:
-            return self._keep_sbuiltin(pred, args, nxt, pn, path, old)
-        return self._fresh_sbuiltin(pred, args, nxt, pn)
+            return self.keep_sbuiltin(eng, pred, args, nxt, pn, path, old)
+        return self.fresh_sbuiltin(eng, pred, args, nxt, pn)
 
-    def _fresh_sbuiltin(self, pred, args, nxt, pn):
-        """Draw a stochastic builtin afresh: once, no redraw on a later failure."""
-        self.mode = PURE
-        try:
-            f = self._sbuiltin(pred, args, nxt, pn)
-        finally:
-            self.mode = REPLAY
-        del self.cps[self.rp_fence + 1:]
-        if f is None:
+    def run(self, eng, goal, tree, rng, root_fresh=False):
+        """(proof tree, log reuse factor, log forced); ReplayReject also when not every
+        forced choice was made (the reverse move could not set them back)."""
+        tree, factor = super().run(eng, goal, tree, rng, root_fresh)
+        if self.nforced != len(self.forced):
             raise ReplayReject()
-        return f
-
-    # -- running -------------------------------------------------------------------------------
-    def run_replay(self, goal, tree: ProofNode, cut: tuple, rng):
-        """Regrow the proof `tree` of goal below the node at path `cut`.
-
-        Returns (proof tree, log factor) where the factor is sum log(p_new/p_old) over
-        kept choices whose probability changed; raises ReplayReject when the kept
-        choices cannot be replayed.
-        """
-        saved = self.rp_cut
-        self.rp_cut = cut
-        try:
-            return self._replay_run(goal, tree, rng, cut == ())
-        finally:
-            self.rp_cut = saved
-
-    def run_local(self, goal, tree: ProofNode, forced: dict, rng, strict: tuple = None):
-        """Re-prove `tree` with the choices at the paths of `forced` (path -> clause,
-        or builtin key) set, reusing or drawing afresh the others (see the module's
-        docstring). `strict`: a path below which every choice must be forced.
-
-        Returns (proof tree, log reuse factor, log forced): the sum of log(p_new/p_old)
-        over reused choices, and of log p over the forced ones. Raises ReplayReject
-        when the move cannot be made (a reused or forced choice is no candidate, a
-        forced path is not reached, or the proof fails).
-        """
-        prefixes = set()
-        for p in forced:
-            for i in range(len(p) + 1):
-                prefixes.add(p[:i])
-        saved = (self.rp_local, self.rp_forced, self.rp_prefixes, self.rp_strict,
-                 self.rp_forced_logp, self.rp_nforced, self.rp_cut)
-        self.rp_local, self.rp_forced, self.rp_prefixes = True, forced, prefixes
-        self.rp_strict, self.rp_forced_logp, self.rp_nforced = strict, 0.0, 0
-        self.rp_cut = None
-        try:
-            tree, factor = self._replay_run(goal, tree, rng, False)
-            if self.rp_nforced != len(forced):
-                raise ReplayReject()   # the reverse move could not set them back
-            return tree, factor, self.rp_forced_logp
-        finally:
-            (self.rp_local, self.rp_forced, self.rp_prefixes, self.rp_strict,
-             self.rp_forced_logp, self.rp_nforced, self.rp_cut) = saved
-
-    def _replay_run(self, goal, tree, rng, root_fresh):
-        saved = (self.mode, self.rng, self.plog, self.logp, self.record_answers,
-                 self.rp_fence, self.rp_logfactor, self.rp_cutnode)
-        self.mode, self.rng, self.plog, self.logp = REPLAY, rng, None, 0.0
-        self.record_answers = True
-        self.ground_memo = {}
-        self.rp_logfactor = 0.0
-        root = SNode(None, (), None, None)
-        root.fresh = root_fresh
-        root.path = ()
-        root.old = tree
-        # SNodes linked to the old tree, unlinked afterwards: the new tree's records
-        # hold SNodes, which must not keep every earlier tree alive
-        self.rp_linked = [root]
-        cps = self.cps
-        base = len(cps)
-        mark = len(self.trail)
-        if base == 0:
-            self.start_limits()
-        cps.append([CP_BOTTOM, mark, None, 0.0])
-        self.rp_fence = base + 1
-        cps.append([CP_FENCE, mark, None, 0.0])
-        try:
-            f = self.goal_frame(goal, (P_DONE, (), None, base + 2, root), base + 2, root)
-            if self._run(f, base) is None:
-                raise ReplayReject()
-            return build_tree(self.plog), self.rp_logfactor
-        except SampleFailed:
-            undo_to(self.trail, mark)
-            raise ReplayReject() from None
-        except (Exception, KeyboardInterrupt):
-            undo_to(self.trail, mark)
-            raise
-        finally:
-            for n in self.rp_linked:
-                n.old = None
-            self.rp_linked = []
-            del cps[base:]
-            if base == 0:
-                # a finished top-level run keeps its bindings but not its trail
-                del self.trail[mark:]
-            (self.mode, self.rng, self.plog, self.logp, self.record_answers,
-             self.rp_fence, self.rp_logfactor, self.rp_cutnode) = saved
+        return tree, factor, self.forced_logp
 
 
 def _same_call(args, old, target=None):

@@ -21,16 +21,14 @@ def sample_once(eng, goal, rng, pure):
     """One sample of a copy of goal: (instance, log prob, proof log, values) or None
     when the sample fails; values maps each variable of goal to its value in the
     sample. goal itself is left unbound."""
-    saved = (eng.mode, eng.rng, eng.plog, eng.logp)
-    eng.mode, eng.rng, eng.plog, eng.logp = (PURE if pure else SAMPLE), rng, None, 0.0
     mark = len(eng.trail)
     mapping: dict = {}
     copy = copy_term(goal, mapping)
-    gen = eng.solve(copy)
+    gen = eng.solutions(copy, PURE if pure else SAMPLE, rng)
     try:
-        for _ in gen:
+        for s in gen:
             values = {v: resolve(nv) for v, nv in mapping.items()}
-            return resolve(copy), eng.logp, eng.plog, values
+            return resolve(copy), s.log_prob, s.plog, values
         return None
     except SampleFailed:
         return None
@@ -39,7 +37,6 @@ def sample_once(eng, goal, rng, pure):
         del gen
         if len(eng.trail) > mark:
             undo_to(eng.trail, mark)
-        eng.mode, eng.rng, eng.plog, eng.logp = saved
 
 
 def sample_counts(eng, goal, n: int, rng, pure) -> list:

@@ -1,6 +1,21 @@
 """Stochastic choice points: labelled clauses and stochastic builtins drawn, recorded
 as proof nodes and redrawn on backtracking, under backtrackable sampling, pure SLP
-sampling or exhaustive enumeration. A part of :class:`slpy.logic.engine.Engine`."""
+sampling or exhaustive enumeration. A part of :class:`slpy.logic.engine.Engine`.
+
+Every stochastic choice goes through one protocol, a :class:`Choice`:
+
+- ``push(eng, node, pool, total, target, nxt)`` makes the first choice among the
+  candidates ``pool`` (``total``: the weight they are normalised by) and leaves a
+  choice point (CP_CHOICE, or CP_PURE) when backtracking may come back to it;
+- ``resume(eng, cp)`` makes the next choice when backtracking reaches that CP_CHOICE.
+
+Both return the frame to run next, or None (fail). A Choice is a *way* of choosing
+(:class:`Draw` by weight among the untried, :class:`Enumerate` every candidate in
+turn, :class:`Pure` once, :class:`DrawUniform` an index of a UniformChoice) around a
+*family*'s ``take`` (:func:`take_clause`: a clause's head bindings and body;
+:func:`take_value`: a builtin's output bound to a value). The tables CLAUSE_WAYS,
+VALUE_WAYS and UNIFORM_WAYS give the Choice of each sampling mode.
+"""
 from __future__ import annotations
 
 import math
@@ -9,11 +24,195 @@ from ..terms.term import Var, Struct, atom, PrologError
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
 from .db import SBUILTIN
-from .proof import SNode, build_tree
+from .proof import SNode
 from .arith import eval_arith
 from .plugins import UniformChoice
-from .kinds import (CP_ENUM, CP_ENUMB, CP_PURE, CP_SB, CP_SBU, CP_STOCH, ENUM, PLAIN,
-                    PURE, P_SEXIT, REPLAY, SAMPLE, SampleFailed)
+from .kinds import (CP_CHOICE, CP_PURE, CH_LEFT, CH_NEXT, CH_NODE, CH_POOL, CH_POS,
+                    CH_TARGET, CH_TOTAL, ENUM, PLAIN, P_SEXIT, REPLAY, SAMPLE,
+                    SampleFailed)
+
+
+# -- the families: what taking a candidate does --------------------------------------------
+def take_clause(eng, node, c, total, target=None, nxt=None):
+    """Take the clause candidate c = (weight, clause, bindings, body frame): its head
+    bindings are made again, its body is the next frame."""
+    trail = eng.trail
+    for v, val in c[2]:
+        v.ref = val
+        trail.append(v)
+    node.chosen = c[1].number
+    node.key = c[1]
+    node.clause = c[1]
+    node.prob = c[0] / total
+    eng.logp += math.log(node.prob)
+    eng.plog = (node, eng.plog)
+    return c[3]
+
+
+def take_value(eng, node, c, total, target, nxt):
+    """Take the builtin candidate c = (weight, value, key): target is bound to value."""
+    w, value, key = c
+    if not unify(target, value, eng.trail):
+        return None
+    node.chosen = key
+    node.key = key
+    node.value = value
+    node.prob = w / total
+    eng.logp += math.log(node.prob)
+    eng.plog = (node, eng.plog)
+    return nxt
+
+
+# -- the ways of choosing ----------------------------------------------------------------------
+class Choice:
+    """One kind of stochastic choice point (see the module's docstring)."""
+    name = "choice"
+    all_clauses = False   # labelled clauses: normalise over all the predicate's clauses
+
+    def __init__(self, take):
+        self.take = take
+
+    def __repr__(self):
+        return f"<{self.name} {self.take.__name__}>"
+
+    def push(self, eng, node, pool, total, target, nxt):
+        raise NotImplementedError
+
+    def resume(self, eng, cp):
+        raise NotImplementedError
+
+
+class Draw(Choice):
+    """Backtrackable sampling: draw by weight; on backtracking, draw again among the
+    untried (CH_POOL, of weight CH_LEFT)."""
+    name = "draw"
+
+    def push(self, eng, node, cands, total, target, nxt):
+        i = _pick(cands, eng.rng.random() * total)
+        c = cands[i]
+        if len(cands) > 1:
+            eng.cps.append([CP_CHOICE, len(eng.trail), eng.plog, eng.logp, self, node,
+                            cands[:i] + cands[i + 1:], 0, total - c[0], total, target, nxt])
+        return self.take(eng, node, c, total, target, nxt)
+
+    def resume(self, eng, cp):
+        rest = cp[CH_POOL]
+        if not rest:
+            return None
+        left = cp[CH_LEFT]
+        i = _pick(rest, eng.rng.random() * left)
+        c = rest[i]
+        if len(rest) > 1:
+            cp[CH_POOL] = rest[:i] + rest[i + 1:]
+            cp[CH_LEFT] = left - c[0]
+            eng.cps.append(cp)
+        return self.take(eng, cp[CH_NODE], c, cp[CH_TOTAL], cp[CH_TARGET], cp[CH_NEXT])
+
+
+class Enumerate(Choice):
+    """Exhaustive enumeration: every candidate in turn (CH_POS: the next), leaving out
+    those that take the derivation below the engine's min_prob."""
+    name = "enumerate"
+    all_clauses = True
+
+    def push(self, eng, node, cands, total, target, nxt):
+        cp = [CP_CHOICE, len(eng.trail), eng.plog, eng.logp, self, node, cands, 0, 0.0,
+              total, target, nxt]
+        eng.cps.append(cp)
+        return self._next(eng, cp)
+
+    def resume(self, eng, cp):
+        eng.cps.append(cp)
+        return self._next(eng, cp)
+
+    def _next(self, eng, cp):
+        cands = cp[CH_POOL]
+        i = cp[CH_POS]
+        if i + 1 >= len(cands):
+            eng.cps.pop()
+        else:
+            cp[CH_POS] = i + 1
+        c = cands[i]
+        total = cp[CH_TOTAL]
+        if eng.logp + math.log(c[0] / total) < eng.min_logp():
+            return None
+        return self.take(eng, cp[CH_NODE], c, total, cp[CH_TARGET], cp[CH_NEXT])
+
+
+class Pure(Choice):
+    """Pure SLP sampling: one draw by weight out of `total`; a draw that falls past the
+    candidates (a clause whose head does not unify) or a later failure back into the
+    choice (its CP_PURE) fails the whole sample."""
+    name = "pure"
+    all_clauses = True
+
+    def push(self, eng, node, cands, total, target, nxt):
+        u = eng.rng.random() * total
+        acc = 0.0
+        for c in cands:
+            acc += c[0]
+            if u < acc:
+                break
+        else:
+            if total > acc:
+                raise SampleFailed()
+        eng.cps.append([CP_PURE, len(eng.trail), eng.plog, eng.logp])
+        return self.take(eng, node, c, total, target, nxt)
+
+    def resume(self, eng, cp):
+        raise SampleFailed()
+
+
+class DrawUniform(Choice):
+    """A builtin's uniform choice among n values (a UniformChoice, never listed): an
+    index drawn uniformly; on backtracking another untried one (CH_POS: the tried).
+    With `pure`, once (CP_PURE)."""
+    name = "uniform"
+
+    def __init__(self, pure=False):
+        super().__init__(take_value)
+        self.pure = pure
+
+    def push(self, eng, node, u, n, target, nxt):
+        i = min(int(eng.rng.random() * n), n - 1)
+        if self.pure:
+            eng.cps.append([CP_PURE, len(eng.trail), eng.plog, eng.logp])
+        elif n > 1:
+            eng.cps.append([CP_CHOICE, len(eng.trail), eng.plog, eng.logp, self, node, u, {i},
+                            0.0, n, target, nxt])
+        return take_value(eng, node, (1.0, u.value(i), u.key(i)), n, target, nxt)
+
+    def resume(self, eng, cp):
+        u = cp[CH_POOL]
+        tried = cp[CH_POS]
+        n = u.n
+        left = n - len(tried)
+        if left <= 0:
+            return None
+        rng = eng.rng
+        if len(tried) * 2 < n:  # mostly untried: rejection sampling is cheap
+            while True:
+                i = min(int(rng.random() * n), n - 1)
+                if i not in tried:
+                    break
+        else:
+            rest = [j for j in range(n) if j not in tried]
+            i = rest[min(int(rng.random() * left), left - 1)]
+        tried.add(i)
+        if left > 1:
+            eng.cps.append(cp)
+        return take_value(eng, cp[CH_NODE], (1.0, u.value(i), u.key(i)), n, cp[CH_TARGET],
+                          cp[CH_NEXT])
+
+
+CLAUSE_DRAW = Draw(take_clause)
+VALUE_DRAW = Draw(take_value)
+UNIFORM_DRAW = DrawUniform()
+# the Choice of each sampling mode (indexed by SAMPLE, PURE, ENUM, REPLAY; PLAIN is
+# SAMPLE with a generator and ENUM without; REPLAY draws below the cut)
+CLAUSE_WAYS = (CLAUSE_DRAW, Pure(take_clause), Enumerate(take_clause), CLAUSE_DRAW)
+VALUE_WAYS = (VALUE_DRAW, Pure(take_value), Enumerate(take_value), VALUE_DRAW)
+UNIFORM_WAYS = (UNIFORM_DRAW, DrawUniform(pure=True), None, UNIFORM_DRAW)
 
 
 class Sampling:
@@ -71,12 +270,6 @@ class Sampling:
             undo_to(trail, mark)
         return total
 
-    def _apply(self, cand):
-        trail = self.trail
-        for v, val in cand[2]:
-            v.ref = val
-            trail.append(v)
-
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
         if pred.kind == SBUILTIN:
@@ -90,92 +283,35 @@ class Sampling:
         return node
 
     def _stoch(self, pred, args, g, nxt, cb, pn):
+        """A call of a labelled predicate (g: its guard, or None)."""
         mode = self.mode
-        if mode == REPLAY and not pn.fresh:
-            return self._replay_stoch(pred, args, g, nxt, cb, pn)
+        if mode == REPLAY:
+            if not pn.fresh:
+                return self.replay_run.stoch(self, pred, args, g, nxt, cb, pn)
+            way = CLAUSE_DRAW
+        elif mode == PLAIN:  # sampling with a generator, enumeration without
+            way = CLAUSE_DRAW if self.rng is not None else CLAUSE_WAYS[ENUM]
+        else:
+            way = CLAUSE_WAYS[mode]
         node = self._new_node(pred, args, g, pn)
-        h = node.height
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
-        cands = self._candidates(pred, args, g, exitf, h, node)
-        if mode == PLAIN:
-            mode = SAMPLE if self.rng is not None else ENUM
-        if mode == PURE or mode == ENUM:
+        cands = self._candidates(pred, args, g, exitf, node.height, node)
+        if way.all_clauses:
             total = self._pure_total(pred, g)
         else:
             total = 0.0
             for c in cands:
                 total += c[0]
         if not cands or total <= 0:
-            if mode == PURE and total > 0:
+            if total > 0 and type(way) is Pure:
                 raise SampleFailed()
             return None
         node.cands = _light(cands)
         node.total = total
-        if mode == ENUM:
-            cp = [CP_ENUM, len(self.trail), self.plog, self.logp, cands, 0, total, node]
-            self.cps.append(cp)
-            return self._take(cp, 0)
-        u = self.rng.random() * total
-        if mode == PURE:
-            # draw among all clauses: a non-unifying or failing draw fails the sample
-            acc = 0.0
-            for c in cands:
-                acc += c[0]
-                if u < acc:
-                    break
-            else:
-                raise SampleFailed()
-            self.cps.append([CP_PURE, len(self.trail), self.plog, self.logp])
-            return self._choose(node, c, total)
-        i = _pick(cands, u)
-        c = cands[i]
-        if len(cands) > 1:
-            rest = cands[:i] + cands[i + 1:]
-            self.cps.append([CP_STOCH, len(self.trail), self.plog, self.logp, rest, node,
-                             total - c[0], total])
-        return self._choose(node, c, total)
-
-    def _choose(self, node, c, total):
-        self._apply(c)
-        node.chosen = c[1].number
-        node.key = c[1]
-        node.clause = c[1]
-        node.prob = c[0] / total
-        self.logp += math.log(node.prob)
-        self.plog = (node, self.plog)
-        return c[3]
-
-    def _take(self, cp, i):
-        """Exhaustive mode: follow candidate i of an enumeration choice point."""
-        cands = cp[4]
-        node = cp[7]
-        if i + 1 >= len(cands):
-            self.cps.pop()
-        else:
-            cp[5] = i + 1
-        c = cands[i]
-        p = c[0] / cp[6]
-        if self.logp + math.log(p) < self.min_logp():
-            return None
-        return self._choose(node, c, cp[6])
+        return way.push(self, node, cands, total, None, None)
 
     def min_logp(self):
         return math.log(self.min_prob) if self.min_prob > 0 else -math.inf
-
-    def _redraw(self, cp):
-        if cp[0] == CP_ENUM:
-            self.cps.append(cp)
-            return self._take(cp, cp[5])
-        _, _, _, _, rest, node, remaining, total = cp
-        if not rest:
-            return None
-        u = self.rng.random() * remaining
-        i = _pick(rest, u)
-        c = rest[i]
-        if len(rest) > 1:
-            self.cps.append([CP_STOCH, cp[1], cp[2], cp[3], rest[:i] + rest[i + 1:], node,
-                             remaining - c[0], total])
-        return self._choose(node, c, total)
 
     def _sexit(self, node, nxt):
         if self.record_answers:
@@ -195,8 +331,9 @@ class Sampling:
             else:
                 node.answer = None
                 node.ground = False
-        if node is self.rp_cutnode:
-            del self.cps[self.rp_fence + 1:]  # the regrown part is now committed
+        run = self.replay_run
+        if run is not None and node is run.cutnode:
+            del self.cps[run.fence + 1:]  # the regrown part is now committed
         return nxt
 
     # -- stochastic builtins -------------------------------------------------------------------
@@ -225,16 +362,28 @@ class Sampling:
         return True
 
     def _sbuiltin(self, pred, args, nxt, pn):
-        """A builtin choice point: pred.fn returns (target, [(weight, value, key), ...]);
-        choosing a candidate unifies target with its value."""
-        if self.mode == REPLAY and not pn.fresh:
-            return self._replay_sbuiltin(pred, args, nxt, pn)
-        target, cands = pred.fn(self, *args)
+        """A builtin choice point: pred.fn returns (target, [(weight, value, key), ...])
+        or (target, UniformChoice); choosing a candidate unifies target with its value."""
         mode = self.mode
+        if mode == PLAIN:  # sampling with a generator, enumeration without
+            mode = SAMPLE if self.rng is not None else ENUM
+        elif mode == REPLAY and not pn.fresh:
+            return self.replay_run.sbuiltin(self, pred, args, nxt, pn)
+        return self._sbuiltin_by(mode, pred, args, nxt, pn)
+
+    def _sbuiltin_by(self, mode, pred, args, nxt, pn):
+        target, cands = pred.fn(self, *args)
         self.sb_target = target
         if type(cands) is UniformChoice:
-            if mode != ENUM and not (mode == PLAIN and self.rng is None):
-                return self._uniform(pred, args, pn, target, cands, nxt)
+            way = UNIFORM_WAYS[mode]
+            if way is not None:
+                n = cands.n
+                if n == 0:
+                    return None
+                node = self._new_node(pred, args, None, pn)
+                node.cands = cands
+                node.total = n
+                return way.push(self, node, cands, n, target, nxt)
             cands = cands.materialise()
         if not all(c[0] > 0 for c in cands):
             cands = [c for c in cands if c[0] > 0]
@@ -246,105 +395,17 @@ class Sampling:
             total += c[0]
         node.cands = cands
         node.total = total
-        trail = self.trail
-        if mode == ENUM or (mode == PLAIN and self.rng is None):
-            cp = [CP_ENUMB, len(trail), self.plog, self.logp, cands, 0, total, node, target, nxt]
-            self.cps.append(cp)
-            return self._take_builtin(cp)
-        i = _pick(cands, self.rng.random() * total)
-        c = cands[i]
-        if mode == PURE:
-            self.cps.append([CP_PURE, len(trail), self.plog, self.logp])
-        elif len(cands) > 1:
-            self.cps.append([CP_SB, len(trail), self.plog, self.logp, cands[:i] + cands[i + 1:],
-                             node, total - c[0], total, target, nxt])
-        return self._choose_builtin(node, target, c, total, nxt)
-
-    def _uniform(self, pred, args, pn, target, u, nxt):
-        n = u.n
-        if n == 0:
-            return None
-        node = self._new_node(pred, args, None, pn)
-        node.cands = u
-        node.total = n
-        i = min(int(self.rng.random() * n), n - 1)
-        if self.mode == PURE:
-            self.cps.append([CP_PURE, len(self.trail), self.plog, self.logp])
-        elif n > 1:
-            self.cps.append([CP_SBU, len(self.trail), self.plog, self.logp, u, {i}, node,
-                             target, nxt])
-        return self._choose_builtin(node, target, (1.0, u.value(i), u.key(i)), n, nxt)
-
-    def _redraw_uniform(self, cp):
-        _, mark, plog, logp, u, tried, node, target, nxt = cp
-        n = u.n
-        left = n - len(tried)
-        if left <= 0:
-            return None
-        if len(tried) * 2 < n:  # mostly untried: rejection sampling is cheap
-            while True:
-                i = min(int(self.rng.random() * n), n - 1)
-                if i not in tried:
-                    break
-        else:
-            rest = [j for j in range(n) if j not in tried]
-            i = rest[min(int(self.rng.random() * left), left - 1)]
-        tried.add(i)
-        if left > 1:
-            self.cps.append(cp)
-        return self._choose_builtin(node, target, (1.0, u.value(i), u.key(i)), n, nxt)
-
-    def _choose_builtin(self, node, target, c, total, nxt):
-        w, value, key = c
-        if not unify(target, value, self.trail):
-            return None
-        node.chosen = key
-        node.key = key
-        node.value = value
-        node.prob = w / total
-        self.logp += math.log(node.prob)
-        self.plog = (node, self.plog)
-        return nxt
-
-    def _take_builtin(self, cp):
-        cands = cp[4]
-        i = cp[5]
-        if i + 1 >= len(cands):
-            self.cps.pop()
-        else:
-            cp[5] = i + 1
-        c = cands[i]
-        if self.logp + math.log(c[0] / cp[6]) < self.min_logp():
-            return None
-        return self._choose_builtin(cp[7], cp[8], c, cp[6], cp[9])
-
-    def _redraw_builtin(self, cp):
-        if cp[0] == CP_ENUMB:
-            self.cps.append(cp)
-            return self._take_builtin(cp)
-        _, mark, plog, logp, rest, node, remaining, total, target, nxt = cp
-        i = _pick(rest, self.rng.random() * remaining)
-        c = rest[i]
-        if len(rest) > 1:
-            self.cps.append([CP_SB, mark, plog, logp, rest[:i] + rest[i + 1:], node,
-                             remaining - c[0], total, target, nxt])
-        return self._choose_builtin(node, target, c, total, nxt)
+        return VALUE_WAYS[mode].push(self, node, cands, total, target, nxt)
 
     # -- sampling entry points ---------------------------------------------------------------
     def run_sampling(self, goal, rng, mode=SAMPLE, record=False):
         """First solution of goal under sampling; (ok, proof tree, log prob)."""
-        saved = (self.mode, self.rng, self.plog, self.logp, self.record_answers)
-        self.mode, self.rng, self.plog, self.logp = mode, rng, None, 0.0
-        self.record_answers = record
-        self.ground_memo = {}
         try:
-            for _ in self.solve(goal):
-                return True, build_tree(self.plog), self.logp
+            for s in self.solutions(goal, mode, rng, record=record):
+                return True, s.tree, s.log_prob
             return False, None, None
         except SampleFailed:
             return False, None, None
-        finally:
-            self.mode, self.rng, self.plog, self.logp, self.record_answers = saved
 
 
 def _snapshot(pred, args):

@@ -128,14 +128,9 @@ def _prob(session, goal, min_prob, out) -> bool:
     eng = session.program.engine
     min_prob = float(number_arg(min_prob))
     goal = copy_term(goal)
-    saved = (eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob)
-    eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = ENUM, None, None, 0.0, min_prob
     total = 0.0
-    try:
-        for _ in eng.solve(goal):
-            total += math.exp(eng.logp)
-    finally:
-        eng.mode, eng.rng, eng.plog, eng.logp, eng.min_prob = saved
+    for s in eng.solutions(goal, ENUM, min_prob=min_prob):
+        total += math.exp(s.log_prob)
     return eng.unify(out, total)
 
 

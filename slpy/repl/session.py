@@ -18,8 +18,8 @@ import numpy as np
 
 from ..lang.syntax_errors import format_error, format_load_error
 from ..logic.coroutining import residual_goals
-from ..logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, PLAIN, CP_BOTTOM, CP_CATCH,
-                           CP_DISABLED, CP_PURE, CP_FENCE)
+from ..logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, CP_BOTTOM, CP_CATCH,
+                           CP_DISABLED, CP_PURE, CP_FENCE, CP_KIND)
 from ..logic.program import Program, LoadErrors
 from ..logic.proof import build_tree
 from ..logic.proof_text import format_proof
@@ -113,16 +113,11 @@ class Session:
 
     def reset_engine(self) -> None:
         """After an interrupted query: no choice points, no trail, plain mode."""
-        eng = self.program.engine
-        del eng.cps[:]
-        del eng.trail[:]
-        eng.mode, eng.rng, eng.plog, eng.logp = PLAIN, None, None, 0.0
-        eng.min_prob = 0.0
-        eng.record_answers = False
+        self.program.engine.reset()
 
     # -- running queries --
     def _has_alternatives(self) -> bool:
-        return any(cp[0] not in _NO_ANSWER_CPS for cp in self.program.engine.cps)
+        return any(cp[CP_KIND] not in _NO_ANSWER_CPS for cp in self.program.engine.cps)
 
     def execute(self, text: str, ask) -> None:
         """Run one query and show its answers; ask() gives the user's action after an
@@ -159,9 +154,8 @@ class Session:
         goal, varnames = p.parse_query(text)
         while True:
             pure = p.flags.get("sampling") == "pure"
-            saved = (eng.mode, eng.rng, eng.plog, eng.logp)
-            eng.mode, eng.rng, eng.plog, eng.logp = (PURE if pure else SAMPLE), self.rng, \
-                None, 0.0
+            session = eng.session(PURE if pure else SAMPLE, self.rng)
+            session.__enter__()
             gen = eng.solve(goal)
             resample = False
             try:
@@ -203,7 +197,7 @@ class Session:
                         break
             finally:
                 gen.close()
-                eng.mode, eng.rng, eng.plog, eng.logp = saved
+                session.__exit__(None, None, None)
             if resample:
                 goal, varnames = p.parse_query(text)
 

@@ -1,9 +1,12 @@
-"""Replay of a recorded proof in local mode (Engine.run_local): forced choices, reused
-choices with their probabilities recomputed, fresh draws, and rejections."""
+"""Replay of a recorded proof: regrowing below a cut (Engine.run_replay: choices outside
+the cut kept, the cut subtree drawn afresh, rejections, the log factor of kept choices
+whose probability changed), and local mode (Engine.run_local: forced choices, reused
+choices with their probabilities recomputed, fresh draws, and rejections)."""
 import math
 
 import numpy as np
 import pytest
+from scipy.stats import chisquare
 
 from slpy import Program
 from slpy.logic.kinds import ReplayReject
@@ -105,3 +108,105 @@ def test_the_reverse_move_gives_the_proof_back(prog):
     assert reuse_back == pytest.approx(-reuse)
     assert [(n.path, n.chosen, n.prob) for n in back] == \
         [(n.path, n.chosen, n.prob) for n in t]
+
+
+# -- regrow (run_replay) ---------------------------------------------------------------------
+def regrow(prog, tree, cut, seed):
+    goal, names = prog.parse_query("p(X, Y, W)")
+    new, factor = prog.engine.run_replay(goal, tree, cut, np.random.default_rng(seed))
+    return new, factor, tuple(str(deref(names[v])) for v in "XYW")
+
+
+def test_regrowing_a_leaf_keeps_every_choice_outside_the_cut(prog):
+    t = proof(prog, ("b", "two", "l"))
+    seen = set()
+    for seed in range(30):
+        new, factor, ans = regrow(prog, t, (2,), seed)   # f is cut: drawn afresh
+        assert ans[:2] == ("b", "two")
+        assert factor == 0.0             # the kept choices' probabilities are the same
+        kept = [(n.path, n.chosen, n.prob) for n in new if n.path != (2,)]
+        assert kept == [(n.path, n.chosen, n.prob) for n in t if n.path != (2,)]
+        # the new tree's probability is the product of its choices'
+        assert new.log_prob() == pytest.approx(sum(math.log(n.prob) for n in new))
+        assert new.log_prob() == pytest.approx(
+            math.log(0.3) + math.log(0.9) + math.log(0.5))
+        seen.add(ans[2])
+    assert seen == {"l", "r"}
+
+
+def test_regrowing_at_the_root_samples_the_prior(prog):
+    t = proof(prog, ("a", "two", "l"))
+    counts = {"a": 0, "b": 0, "z": 0}
+    n = 600
+    for seed in range(n):
+        _, factor, ans = regrow(prog, t, (), seed)
+        assert factor == 0.0             # nothing is kept
+        counts[ans[0]] += 1
+    assert chisquare(list(counts.values()), [n * 0.5, n * 0.3, n * 0.2]).pvalue > 1e-3
+
+
+def test_a_kept_choice_whose_probability_changes_enters_the_log_factor(prog):
+    t = proof(prog, ("a", "two", "l"))   # e(two) chosen with probability 0.4
+    factors = {}
+    for seed in range(60):
+        try:
+            new, factor, ans = regrow(prog, t, (0,), seed)   # c is cut
+        except ReplayReject:
+            continue
+        assert ans[1:] == ("two", "l")
+        factors[ans[0]] = factor
+        e = [n for n in new if n.path == (1,)][0]
+        assert e.prob == pytest.approx({"a": 0.4, "b": 0.9, "z": 1.0}[ans[0]])
+    assert factors["a"] == 0.0
+    assert factors["b"] == pytest.approx(math.log(0.9) - math.log(0.4))
+    assert factors["z"] == pytest.approx(math.log(1.0) - math.log(0.4))
+
+
+def test_a_kept_choice_that_is_no_longer_possible_rejects(prog):
+    # e(one) is recorded; when the regrown c is z its label 1 - 1 is 0: no candidate
+    t = proof(prog, ("a", "one", "l"))
+    outcomes = set()
+    for seed in range(60):
+        try:
+            _, _, ans = regrow(prog, t, (0,), seed)
+            assert ans[0] in ("a", "b") and ans[1:] == ("one", "l")
+            outcomes.add(ans[0])
+        except ReplayReject:
+            outcomes.add("rejected")
+    assert outcomes == {"a", "b", "rejected"}
+    # a rejected replay leaves the engine as it was: the same proof replays again
+    new, factor, ans = regrow(prog, t, (2,), 0)
+    assert ans[:2] == ("a", "one")
+    assert prog.engine.cps == [] and prog.engine.trail == []
+    assert prog.engine.replay_run is None
+
+
+def test_a_path_that_is_not_in_the_recorded_proof_rejects(prog):
+    p = Program()
+    p.consult_text("""
+        0.5 :: s(X) :- t(X).
+        0.5 :: s(none).
+        0.5 :: t(a).
+        0.5 :: t(b).
+        0.5 :: u(l).
+        0.5 :: u(r).
+        q(X, Y) :- s(X), u(Y).
+    """)
+    rng = np.random.default_rng(3)
+    while True:
+        goal, names = p.parse_query("q(X, Y)")
+        _, tree, _ = p.engine.run_sampling(goal, rng, record=True)
+        if str(deref(names["X"])) == "none":
+            break
+    # the recorded s(none) has no t below it: regrowing u keeps s(none)
+    goal, names = p.parse_query("q(X, Y)")
+    new, _ = p.engine.run_replay(goal, tree, (1,), np.random.default_rng(0))
+    assert str(deref(names["X"])) == "none"
+    # forcing a proof through the recorded tree where a different predicate is called
+    # at a kept path rejects
+    from slpy.logic.proof import ProofNode
+    wrong = ProofNode(None, ())
+    wrong.children = [tree.children[1], tree.children[0]]   # u first, then s
+    goal, _ = p.parse_query("q(X, Y)")
+    with pytest.raises(ReplayReject):
+        p.engine.run_replay(goal, wrong, (5,), np.random.default_rng(0))

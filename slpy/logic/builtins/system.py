@@ -16,7 +16,7 @@ from ...terms.args import items_arg
 from ...terms.walk import copy_term, term_variables
 from ...terms.errors import (type_error, domain_error, instantiation_error,
                              permission_error, existence_error)
-from ..engine import check_partial_list
+from ..control import check_partial_list
 from ..kinds import Halt
 from ..autoload import library_name
 
