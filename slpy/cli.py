@@ -7,21 +7,28 @@ program or while running it, 2 a usage error, 130 interrupted.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import json
 import math
 import re
 import sys
 import traceback
-from pathlib import Path
 
 import click
 
 from ._version import __version__
 from . import limits as _limits
 from .cliopts import categorical_option, load_data, missing_option, target_option
+from .lang.syntax_errors import SlpSyntaxError, format_error, format_load_error
+from .logic.check import check_program
+from .logic.kinds import Halt
+from .logic.program import LoadErrors, Program
+from .logic.proof import build_tree
+from .logic.proof_text import proof_json
+from .logic.samples import sample_once
+from .terms.term import PrologError
+from .terms.text import atom_text, letter_var_names, var_letter_name
+from .terms.writer import term_to_text
 
 # -- the group: one-line errors, --debug ---------------------------------------------------
 
@@ -109,7 +116,6 @@ def _param_pairs(specs):
 
 def _param_terms(program, pairs):
     """(name, value text) -> (name, value term), the value read as a Prolog term."""
-    from .lang.syntax_errors import SlpSyntaxError
     out = []
     for name, text in pairs:
         try:
@@ -197,10 +203,6 @@ def repl(files, seed, pure, params, history, data, target, missing, categorical,
 
 def _load_or_report(program, path) -> bool:
     """Consult path; print its load errors one a line and return False if any."""
-    from .logic.program import LoadErrors
-    from .terms.term import PrologError
-    from .logic.kinds import Halt
-    from .repl import format_load_error, format_error
     try:
         program.consult(path)
     except LoadErrors as e:
@@ -219,7 +221,6 @@ def _load_or_report(program, path) -> bool:
 def default_query(program, path) -> str | None:
     """The first predicate defined in the file, called with fresh variables
     (``cart(A)``); None when the file defines none."""
-    from .terms.text import atom_text, var_letter_name
     first = None
     for pred in program.db.preds.values():
         if pred.builtin or pred.library:
@@ -257,14 +258,6 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
            target, missing, categorical):
     """Draw samples from a prior and print them."""
     import numpy as np
-    from .logic.program import Program
-    from .terms.term import PrologError
-    from .logic.kinds import Halt
-    from .lang.syntax_errors import SlpSyntaxError
-    from .terms.writer import term_to_text
-    from .repl import format_error
-    from .logic.proof_text import fresh_var_names, proof_json
-    from .repl_commands import sample_once
     pairs = _param_pairs(params)
     p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
     _attach_data(p, data, target, missing, [prior], categorical)
@@ -307,7 +300,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
                 out.write("false\n")
             continue
         inst, logp, plog, values = r
-        names = fresh_var_names(inst)
+        names = letter_var_names(inst)
         text = term_to_text(inst, quoted=True, ops=p.ops, var_names=names)
         if fmt == "text":
             trees = _model_trees(p, values, varnames) if data else []
@@ -320,7 +313,6 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
             else:
                 out.write(text + "\n")
             continue
-        from .logic.proof import build_tree
         bindings = {n: term_to_text(values[v], quoted=True, ops=p.ops, var_names=names)
                     for n, v in varnames.items() if not n.startswith("_")}
         rec = {"ok": True, "answer": text, "bindings": bindings, "log_prob": logp,
@@ -347,153 +339,6 @@ def _model_trees(program, values, varnames):
 
 
 # -- check ------------------------------------------------------------------------------------
-
-_LOC = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.S)
-
-# meta-predicates: (name, arity) -> [(argument index, number of extra arguments)]
-_META = {
-    (",", 2): [(0, 0), (1, 0)], (";", 2): [(0, 0), (1, 0)], ("|", 2): [(0, 0), (1, 0)],
-    ("->", 2): [(0, 0), (1, 0)], ("*->", 2): [(0, 0), (1, 0)], ("\\+", 1): [(0, 0)],
-    ("not", 1): [(0, 0)], ("once", 1): [(0, 0)], ("ignore", 1): [(0, 0)],
-    ("forall", 2): [(0, 0), (1, 0)], ("findall", 3): [(1, 0)], ("findall", 4): [(1, 0)],
-    ("bagof", 3): [(1, 0)], ("setof", 3): [(1, 0)], ("aggregate_all", 3): [(1, 0)],
-    ("aggregate_all", 4): [(2, 0)], ("aggregate", 3): [(1, 0)], ("aggregate", 4): [(2, 0)],
-    ("catch", 3): [(0, 0), (2, 0)],
-    ("include", 3): [(0, 1)], ("exclude", 3): [(0, 1)], ("partition", 4): [(0, 1)],
-    ("foldl", 4): [(0, 3)], ("foldl", 5): [(0, 4)], ("foldl", 6): [(0, 5)],
-    ("predsort", 3): [(0, 3)], ("phrase", 2): [(0, 2)], ("phrase", 3): [(0, 2)],
-    ("prob", 2): [(0, 0)], ("prob", 3): [(0, 0)], ("sample", 3): [(0, 0)],
-}
-for _n in range(1, 9):
-    _META[("call", _n)] = [(0, _n - 1)]
-for _n in range(2, 8):
-    _META[("maplist", _n)] = [(0, _n - 1)]
-
-
-def _called(body):
-    """(name, arity) of each predicate a clause body calls, meta-calls included."""
-    from .terms.term import Atom, Struct, deref
-    stack = [(body, 0)]
-    while stack:
-        g, extra = stack.pop()
-        g = deref(g)
-        while type(g) is Struct and g.name == "^" and len(g.args) == 2 and extra == 0:
-            g = deref(g.args[1])
-        if type(g) is Atom:
-            name, args = g.name, ()
-        elif type(g) is Struct:
-            name, args = g.name, g.args
-        else:
-            continue  # a variable or a number: nothing known statically
-        key = (name, len(args) + extra)
-        if name in (":", "::") and len(args) == 2 and extra == 0:
-            stack.append((args[1], 0))   # Guard :: Goal, Guard : Goal, Module : Goal
-            continue
-        yield key
-        if extra == 0:
-            for i, k in _META.get(key, ()):
-                stack.append((args[i], k))
-
-
-def _known(pred) -> bool:
-    return pred is not None and (pred.defined or pred.dynamic or pred.builtin
-                                 or bool(pred.clauses))
-
-
-class _Problems:
-    def __init__(self):
-        self.items = []   # (file, line, col, severity, message)
-
-    def add(self, severity, msg, file="", line=0, col=None):
-        self.items.append((file, line or 0, col, severity, msg))
-
-    def add_located(self, severity, text):
-        m = _LOC.match(text)
-        if m:
-            col = int(m["col"]) if m["col"] else None
-            self.add(severity, m["msg"], m["file"], int(m["line"]), col)
-        else:
-            self.add(severity, text)
-
-    def count(self, severity):
-        return sum(1 for x in self.items if x[3] == severity)
-
-    def lines(self):
-        for file, line, col, sev, msg in sorted(
-                self.items, key=lambda x: (x[0], x[1], x[2] or 0)):
-            where = f"{file}:{line}:" if file else ""
-            if file and col:
-                where += f"{col}:"
-            yield f"{where} {sev}: {msg}" if where else f"{sev}: {msg}"
-
-
-def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> _Problems:
-    """Load the files and collect syntax errors, load errors, calls to undefined
-    predicates, labelled predicates whose constant labels do not sum to 1 and singleton
-    variables."""
-    from .logic.program import Program, LoadErrors
-    from .terms.term import PrologError
-    from .logic.kinds import Halt
-    from .logic.db import STOCH
-    from .lang.reader import Reader
-    from .lang.syntax_errors import SlpSyntaxError
-    from .repl import format_load_error, format_error
-    probs = _Problems()
-    p = Program(timeout=timeout, max_steps=max_steps, max_memory=max_memory,
-                out=lambda s: None)
-    loaded = []
-    for path in paths:
-        err = io.StringIO()
-        try:
-            with contextlib.redirect_stderr(err):
-                p.consult(path)
-        except LoadErrors as e:
-            for x in e.errors:
-                probs.add_located("error", format_load_error(x))
-        except PrologError as e:
-            probs.add("error", format_error(e), str(path))
-        except Halt:
-            probs.add("error", "halt called while loading", str(path))
-        for line in err.getvalue().splitlines():
-            if line.startswith("Warning: "):
-                probs.add_located("warning", line[len("Warning: "):])
-            elif line.strip():
-                probs.add_located("warning", line)
-        loaded.append(str(path))
-    # calls to undefined predicates (those of a library load when called), label sums
-    from .logic.autoload import exports
-    for pred in list(p.db.preds.values()):
-        if pred.builtin or pred.library or not pred.clauses:
-            continue
-        seen = set()
-        for c in pred.clauses:
-            if c.body is None:
-                continue
-            for key in _called(c.body):
-                if key in seen or _known(p.db.lookup(*key)) or key in exports():
-                    continue
-                seen.add(key)
-                probs.add("error", f"{pred.name}/{pred.arity} calls undefined procedure "
-                                   f"{key[0]}/{key[1]}", c.file or "", c.line)
-        if pred.kind == STOCH and all(c.ground_label is not None for c in pred.clauses):
-            total = sum(c.ground_label for c in pred.clauses)
-            if abs(total - 1.0) > 1e-9:
-                c = pred.clauses[0]
-                probs.add("warning", f"labels of {pred.name}/{pred.arity} sum to "
-                                     f"{total:.6g}, not 1", c.file or "", c.line)
-    # singleton variables
-    for path in loaded:
-        try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):   # reported by the loader
-            continue
-        for r in Reader(p.ops, p.flags).iter_terms(text, path):
-            if isinstance(r, SlpSyntaxError) or not r.singletons:
-                continue
-            probs.add("warning", f"singleton variables: [{','.join(r.singletons)}]",
-                      path, r.line, r.col)
-    return probs
-
 
 @main.command()
 @click.argument("files", nargs=-1, required=True,

@@ -23,7 +23,7 @@ SLPY = Path(__file__).resolve().parents[1] / "slpy"
 
 KNOWN_CYCLES: set = set()
 
-KNOWN_LONG = {"slpy/cli.py", "slpy/repl.py"}
+KNOWN_LONG: set = set()
 
 MAX_LINES = 500
 

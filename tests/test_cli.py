@@ -201,6 +201,36 @@ def test_sample_errors_are_one_line():
     assert _one_line_error(r, 1) == "Error: Unknown procedure: nothing_here/1"
 
 
+def test_commands_other_than_repl_do_not_load_the_top_level(tmp_path):
+    # what they share with the top level lives with its concept, not in slpy.repl
+    code = ("import sys\n"
+            "from slpy.cli import main\n"
+            "for args, code in {runs!r}:\n"
+            "    try:\n"
+            "        rc = main(args, standalone_mode=False)\n"
+            "    except SystemExit as e:\n"
+            "        rc = e.code\n"
+            "    assert rc == code, (args, rc)\n"
+            "print(sorted(m for m in sys.modules if m.startswith('slpy.repl')))\n")
+    tour = str(DATA / "tour.slp")
+    runs = [(["sample", tour, "-n", "3", "--seed", "1"], 0),
+            (["sample", tour, "-n", "2", "--seed", "1", "--format", "json"], 0),
+            (["sample", str(DATA / "syntax_error.slp")], 1),
+            (["check", str(DATA / "clean.slp")], 0),
+            (["run", str(DATA / "syntax_error.slp"), "--data",
+              str(ROOT / "examples/data/kyphosis.csv"), "-n", "5", "-q",
+              "--out", str(tmp_path / "run")], 1)]
+
+    def loaded(runs):
+        out = subprocess.run([sys.executable, "-c", code.format(runs=runs)], cwd=ROOT,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             check=True).stdout
+        return out.splitlines()[-1]
+    assert loaded(runs) == "[]"
+    # the check can see it: the repl command does load it
+    assert loaded([(["repl", "-q"], 0)]) != "[]"
+
+
 # -- check ---------------------------------------------------------------------------------
 
 def _check(name, *extra):

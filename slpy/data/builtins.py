@@ -36,6 +36,7 @@ from ..logic.arith import eval_arith
 from ..logic.plugins import Plugin, UniformChoice, register
 from ..terms.term import Var, Atom, Struct, deref, atom, list_items, mklist
 from ..terms.errors import instantiation_error, type_error, domain_error, existence_error
+from ..terms.args import int_arg
 from .rowsets import RowSets
 from .splits import FEATURE_MASK, split_of, threshold_value, value_term
 
@@ -109,15 +110,6 @@ def _feature(st, f) -> int:
     if type(f) is int and 0 <= f < len(names):
         return f
     raise type_error("feature", f)
-
-
-def _int(t, what="integer"):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int:
-        raise type_error(what, t)
-    return t
 
 
 @DATA.det("data_rows", 1)
@@ -218,13 +210,13 @@ def _remember(cache, key, u):
 
 @DATA.det("valid_splits", 3)
 def valid_splits(eng, r, m, ss):
-    u = _split_choice(data_state(eng), row_id(r), _int(m))
+    u = _split_choice(data_state(eng), row_id(r), int_arg(m))
     return eng.unify(ss, mklist([u.value(i) for i in range(u.n)]))
 
 
 @DATA.stochastic("uniform_split", 3)
 def uniform_split(eng, r, m, s):
-    return s, _split_choice(data_state(eng), row_id(r), _int(m))
+    return s, _split_choice(data_state(eng), row_id(r), int_arg(m))
 
 
 @DATA.det("has_split", 2)
@@ -240,7 +232,7 @@ def has_split(eng, r, m):
             u = st.split_cache.get((rid, m))
             if u is not None:
                 return u.n > 0
-    return _split_choice(st, row_id(r), _int(m)).n > 0
+    return _split_choice(st, row_id(r), int_arg(m)).n > 0
 
 
 def _forbidden(st, t):
@@ -289,7 +281,7 @@ def count_splits_except(eng, r, m, forbidden, n):
     """count_splits_except(R, MinLeaf, Forbidden, N): valid splits of R whose threshold
     lies in none of the Forbidden intervals F-(Lo-Hi) (Lo =< T < Hi)."""
     st = data_state(eng)
-    return eng.unify(n, _split_choice_except(st, row_id(r), _int(m),
+    return eng.unify(n, _split_choice_except(st, row_id(r), int_arg(m),
                                              _forbidden(st, forbidden)).n)
 
 
@@ -298,4 +290,4 @@ def uniform_split_except(eng, r, m, forbidden, s):
     """uniform_split_except(R, MinLeaf, Forbidden, S): uniform_split/3 restricted to the
     splits outside the Forbidden intervals."""
     st = data_state(eng)
-    return s, _split_choice_except(st, row_id(r), _int(m), _forbidden(st, forbidden))
+    return s, _split_choice_except(st, row_id(r), int_arg(m), _forbidden(st, forbidden))

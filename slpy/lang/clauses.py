@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..terms.term import Var, Atom, Struct, deref, NIL, PrologError
 from ..terms.errors import type_error, instantiation_error
+from ..terms.control import is_connective
 
 LABEL_OPS = ("::", ":")
 # atoms that are arithmetic constants, so `pi : h` is a label and `lists : h` a module
@@ -107,7 +108,7 @@ def convert_body(body):
     body = deref(body)
     if type(body) is Var:
         return Struct("call", (body,))
-    if type(body) is Struct and len(body.args) == 2 and body.name in (",", ";", "->", "*->"):
+    if is_connective(body):
         return Struct(body.name, (convert_body(body.args[0]), convert_body(body.args[1])))
     if type(body) is Struct and body.name == "\\+" and len(body.args) == 1:
         return Struct("\\+", (convert_body(body.args[0]),))

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from ..terms.term import Var, Atom, Struct, deref, NIL, mklist, list_items
 from ..terms.errors import type_error, instantiation_error
+from ..terms.control import CONNECTIVES
 from .clauses import LABEL_OPS, _rotate_label
 
 # bodies phrase/2,3 translate rather than call as a nonterminal (SWI's dcg_special/1)
-_SPECIAL = {(",", 2), (";", 2), ("|", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("{}", 1),
-            (".", 2), ("::", 2), (":", 2)}
+_SPECIAL = {(name, 2) for name in CONNECTIVES} | {
+    ("\\+", 1), ("{}", 1), (".", 2), ("::", 2), (":", 2)}
 
 
 def _eq(a, b):

@@ -3,12 +3,16 @@
 
 Each is a PrologError whose term is ``error(syntax_error(Id), context(file(File, Line,
 Col), Message))``; SlpSyntaxErrors holds all the errors of one text.
+
+format_load_error and format_error give the one line that the top level and the
+command line print for any error, a syntax error worded as SWI-Prolog words it.
 """
 from __future__ import annotations
 
 from ..terms.term import PrologError, Struct, atom
 
-__all__ = ["SlpSyntaxError", "SlpSyntaxErrors", "source_line"]
+__all__ = ["SlpSyntaxError", "SlpSyntaxErrors", "source_line", "format_load_error",
+           "format_error"]
 
 _WINDOW = 120
 
@@ -72,3 +76,22 @@ class SlpSyntaxErrors(PrologError):
 
     def pretty(self) -> str:
         return "\n".join(e.pretty() for e in self.errors)
+
+
+def format_load_error(e) -> str:
+    """One line for a problem found while loading a file: ``file:line:col: Syntax
+    error: Message`` for a syntax error, else the problem's own message."""
+    if isinstance(e, SlpSyntaxError):
+        msg = e.message[:1].upper() + e.message[1:]
+        return f"{e.filename}:{e.line}:{e.col}: Syntax error: {msg}"
+    return str(e)
+
+
+def format_error(e) -> str:
+    """The words of an error raised by a query, for ``ERROR: ...`` (a syntax error in
+    the query says where: ``Syntax error at column 5: ...``)."""
+    if isinstance(e, SlpSyntaxError):
+        msg = e.message[:1].upper() + e.message[1:]
+        where = f"line {e.line}, column {e.col}" if e.line > 1 else f"column {e.col}"
+        return f"Syntax error at {where}: {msg}"
+    return str(e)

@@ -18,13 +18,14 @@ from ..terms.term import Var, Atom, Struct, deref
 from ..terms.unify import unify, undo_to
 from ..terms.walk import is_ground, term_variables
 from ..terms.errors import type_error
+from ..terms.control import CONNECTIVES, is_connective
 from .arith_functions import FUNCTIONS
 from .arith import eval_arith
 from .db import DET, Clause, Pred, first_arg_key
 
 # control constructs that bodies compile to special frames; the engine provides them
-CONTROL_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("\\+", 1), ("!", 0),
-                 ("call", 1), ("::", 2), (":", 2), ("|", 2)}
+CONTROL_NAMES = {(name, 2) for name in CONNECTIVES} | {
+    ("\\+", 1), ("!", 0), ("call", 1), ("::", 2), (":", 2)}
 
 
 class CompileContext:
@@ -161,7 +162,7 @@ def check_body(body, whole):
         g = deref(stack.pop())
         if type(g) is Var:
             continue
-        if type(g) is Struct and len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
+        if is_connective(g):
             stack.extend(g.args)
             continue
         if type(g) is Struct and g.name == "\\+" and len(g.args) == 1:
@@ -405,7 +406,7 @@ def _has_cut_or_var(t) -> bool:
         if type(g) is Atom and g.name == "!":
             return True
         if type(g) is Struct:
-            if len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
+            if is_connective(g):
                 stack.extend(g.args)
             elif len(g.args) == 1 and g.name == "\\+":
                 stack.append(g.args[0])

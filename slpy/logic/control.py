@@ -12,9 +12,10 @@ from __future__ import annotations
 from ..terms.term import Var, Atom, Struct, deref, NIL, TRUE, list_items
 from ..terms.walk import copy_term
 from ..terms.errors import type_error, instantiation_error
+from ..terms.control import CONNECTIVES, is_connective
 from ..lang.clauses import convert_body
 from .db import STOCH
-from .kinds import (CONTROL_PREDS, P_GUARDED_DYN, _CTRL_TERM_NAMES, CP_ALT, CP_CATCH, CP_DISABLED, CP_FINDALL, CP_ITE, CP_KIND, CP_NOT,
+from .kinds import (CONTROL_PREDS, P_GUARDED_DYN, CP_ALT, CP_CATCH, CP_DISABLED, CP_FINDALL, CP_ITE, CP_KIND, CP_NOT,
                     CP_SOFT, FAIL_FRAME, OP_CALL, OP_CALLN, OP_CATCH, OP_CATCH_EXIT,
                     OP_CALL_CLEANUP, OP_CLEANUP_EXIT, OP_CUT, OP_DISJ, OP_DONE,
                     OP_FA_COLLECT, OP_FINDALL, OP_FINDALL4, OP_FORALL, OP_GCALL, OP_GUARDED,
@@ -37,7 +38,7 @@ def goal_frame(eng, goal, nxt, cb, pn):
     else:
         raise type_error("callable", goal)
     arity = len(args)
-    if (name, arity) in _CTRL_TERM_NAMES:
+    if arity == 2 and name in CONNECTIVES:
         _check_callable_body(goal)
         # ISO body conversion at call time: a variable goal becomes call(V), so
         # a cut it is bound to later stays local
@@ -269,7 +270,7 @@ def _check_callable_body(goal):
         g = deref(stack.pop())
         if type(g) is Var:
             continue
-        if type(g) is Struct and len(g.args) == 2 and g.name in (",", ";", "->", "*->", "|"):
+        if is_connective(g):
             stack.extend(g.args)
             continue
         if type(g) is not Atom and type(g) is not Struct:

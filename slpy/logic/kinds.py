@@ -144,5 +144,3 @@ P_FAIL = Pred("fail", 0)
 P_FAIL.kind = DET
 P_FAIL.fn = lambda eng: False
 FAIL_FRAME = (P_FAIL, (), None, 0, ROOT)
-
-_CTRL_TERM_NAMES = {(",", 2), (";", 2), ("->", 2), ("*->", 2), ("|", 2)}

@@ -1,4 +1,5 @@
-"""Proof trees: one node per stochastic choice point of the final derivation.
+"""Proof trees: one node per stochastic choice point of the final derivation (their text
+and JSON are in proof_text.py).
 
 During a derivation the engine keeps ``SNode`` records (mutable, shared with the choice
 point that may redraw them); when a solution is reached they are frozen into
@@ -9,9 +10,8 @@ from __future__ import annotations
 
 import math
 
-from ..terms.walk import term_variables
-from ..terms.writer import term_to_text
 from .plugins import UniformChoice
+from .proof_text import proof_lines
 
 
 class SNode:
@@ -128,22 +128,9 @@ class ProofNode:
             self._by_path = {n.path: n for n in self}
         return self._by_path
 
-    def format(self, indent: str = "  ") -> str:
-        """An indented, readable rendering: one line per choice point."""
-        lines = []
-        stack = [(c, 0) for c in reversed(self.children)]
-        while stack:
-            n, depth = stack.pop()
-            call = _show(n.call) if n.call is not None else "?"
-            if n.guard is not None:
-                call = _show(n.guard) + " :: " + call
-            if n.value is not None:
-                what = "-> " + _show(n.value)
-            else:
-                what = f"clause {n.chosen}"
-            lines.append(f"{indent * depth}{call}  {what}  p={n.prob:.4g}")
-            stack.extend((c, depth + 1) for c in reversed(n.children))
-        return "\n".join(lines)
+    def format(self, indent: str = "  ", ops=None) -> str:
+        """An indented, readable rendering: one line per choice point (proof_lines)."""
+        return "\n".join(proof_lines(self, ops, indent))
 
     def __str__(self):
         return self.format()
@@ -152,15 +139,6 @@ class ProofNode:
         """What a notebook shows (slpy.logic.display)."""
         from .display import proof_html
         return proof_html(self)
-
-
-def _show(t) -> str:
-    """writeq text with variables named _A, _B, ... in order of appearance."""
-    names = {}
-    for i, v in enumerate(term_variables(t)):
-        q, r = divmod(i, 26)
-        names[v] = "_" + chr(65 + r) + (str(q) if q else "")
-    return term_to_text(t, quoted=True, var_names=names)
 
 
 def build_tree(plog) -> ProofNode:

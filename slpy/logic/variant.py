@@ -4,17 +4,14 @@ per goal variant, and which predicates reach a stochastic choice."""
 from __future__ import annotations
 
 from ..terms.term import Var, Atom, Struct, deref
+from ..terms.control import META_ARGS, goal_args
 from .db import STOCH, SBUILTIN
 
 __all__ = ["variant_key", "META", "StochasticReach"]
 
-# control constructs and meta-calls: (name, arity) -> the arguments that are goals
-META = {(",", 2): (0, 1), (";", 2): (0, 1), ("->", 2): (0, 1), ("*->", 2): (0, 1),
-        ("\\+", 1): (0,), ("not", 1): (0,), ("call", 1): (0,), ("once", 1): (0,),
-        ("ignore", 1): (0,), ("findall", 3): (1,), ("findall", 4): (1,),
-        ("forall", 2): (0, 1), ("bagof", 3): (1,), ("setof", 3): (1,),
-        ("aggregate_all", 3): (1,), ("catch", 3): (0, 2), ("::", 2): (1,), (":", 2): (1,),
-        ("$tbl_call", 2): (1,)}
+# control constructs and meta-calls: (name, arity) -> the arguments called as they are
+META = {key: goal_args(*key) for key in META_ARGS if goal_args(*key)}
+META[("$tbl_call", 2)] = (1,)     # a call of a tabled predicate, as compiled
 
 
 def variant_key(t) -> tuple:

@@ -206,7 +206,7 @@ def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
     from ..logic.program import LoadErrors
     from ..logic.kinds import Halt
     from ..runs import RunDirError
-    from ..repl import format_load_error
+    from ..lang.syntax_errors import format_load_error
     try:
         return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
                    warn=lambda line: click.echo(line, err=True), backend=backend,

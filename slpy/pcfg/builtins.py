@@ -27,6 +27,7 @@ import numpy as np
 from ..logic.plugins import Plugin, register
 from ..terms.term import Var, Atom, Struct, deref
 from ..terms.errors import instantiation_error, type_error, domain_error
+from ..terms.args import nonneg_int_arg
 from ..data.builtins import data_state, row_id, rows_term
 from ..data.splits import FEATURE_MASK, threshold_value, value_term
 
@@ -63,17 +64,6 @@ def parse_spec(g) -> tuple[float, int | None, int]:
     if ml < 1:
         raise domain_error("positive_integer", ml)
     return float(lp), md, ml
-
-
-def _depth(t) -> int:
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int:
-        raise type_error("integer", t)
-    if t < 0:
-        raise domain_error("not_less_than_zero", t)
-    return t
 
 
 def share_table(eng, grammar, q0) -> None:
@@ -115,14 +105,14 @@ def phi_table(eng, spec, rid: int, depth: int):
 @PCFG.det("phi_stop_prob", 4)
 def phi_stop_prob(eng, g, rows, depth, p):
     spec = parse_spec(g)
-    g_, q0, j, d = phi_table(eng, spec, row_id(rows), _depth(depth))
+    g_, q0, j, d = phi_table(eng, spec, row_id(rows), nonneg_int_arg(depth))
     return eng.unify(p, math.exp(g_.log_stop[j, d] - q0[j, d]))
 
 
 @PCFG.stochastic("phi_split", 4)
 def phi_split(eng, g, rows, depth, s):
     spec = parse_spec(g)
-    g_, q0, j, d = phi_table(eng, spec, row_id(rows), _depth(depth))
+    g_, q0, j, d = phi_table(eng, spec, row_id(rows), nonneg_int_arg(depth))
     if g_.log_split[j, d] == -math.inf:
         return s, []
     dc = g_.child_depth(d)

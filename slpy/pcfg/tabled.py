@@ -41,6 +41,7 @@ from ..logic.db import STOCH, SBUILTIN, USER
 from ..terms.term import Var, Atom, Struct, deref, PrologError, mklist, list_items
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term, resolve, term_variables
+from ..terms.control import is_connective
 from ..errors import PicklableError
 from ..logic.variant import StochasticReach, variant_key
 
@@ -390,7 +391,7 @@ class _Compiler:
             g = deref(stack.pop())
             if g is Atom("!"):
                 return True
-            if type(g) is Struct and g.name in (",", ";", "->") and len(g.args) == 2:
+            if is_connective(g):
                 stack.extend(g.args)
         return False
 

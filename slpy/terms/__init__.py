@@ -8,9 +8,12 @@ processes).
     walk.py      copy_term, resolve, term_variables, groundness
     errors.py    the ISO error constructors (type_error, ...)
     ops.py       the operator table
-    text.py      the text of single tokens (quoted atoms, floats, variable names)
+    text.py      the text of single tokens (quoted atoms, floats, variable names,
+                 fresh names _A, _B, ...)
     writer.py    terms as text (write, writeq, print, write_canonical)
     messages.py  the one-line message of an error ball
+    args.py      argument checks of builtins (the value, or the ISO error)
+    control.py   the control constructs and meta-predicates (which arguments are goals)
     rational.py  rational numbers (1r3), Fractions that stay integers when integral
 
 Import names from the module that defines them (``from slpy.terms.term import Var``).

@@ -12,8 +12,8 @@ import unicodedata
 from .term import Struct, Var
 
 __all__ = ["atom_needs_quotes", "quote_text", "atom_text", "format_float",
-           "var_letter_name", "canonical_var_names", "is_alnum", "is_symbol",
-           "is_var_name", "PUNCT"]
+           "var_letter_name", "letter_var_names", "canonical_var_names", "is_alnum",
+           "is_symbol", "is_var_name", "PUNCT"]
 
 _SYMBOL = frozenset("#$&*+-./:<=>?@^~\\")
 _SOLO = frozenset("!;")
@@ -152,28 +152,45 @@ def is_var_name(s: str) -> bool:
     return bool(s) and (s[0] == "_" or s[0].isupper()) and all(is_alnum(c) for c in s)
 
 
-def canonical_var_names(t) -> dict:
-    """write_canonical's names: variables seen twice get A, B, ...; singletons get _."""
+def letter_var_names(*terms, prefix: str = "_", singleton: str | None = None,
+                     named=None) -> dict:
+    """Names for the variables of terms, in order of first occurrence (depth first, left
+    to right): prefix + A, B, ..., Z, A1, ... (``_A``, ``_B`` as the top level and
+    proof trees show fresh variables). With singleton, a variable that occurs only
+    once gets that name instead (``_``) and no letter. named: variables that already
+    have names (Var -> name): they get none here, and their names are not reused."""
     counts: dict = {}
     order = []
-    stack = [t]
+    stack = list(reversed(terms))
     while stack:
         x = stack.pop()
         while type(x) is Var and x.ref is not None:
             x = x.ref
         if type(x) is Var:
+            if named is not None and x in named:
+                continue
             if x not in counts:
                 counts[x] = 0
                 order.append(x)
             counts[x] += 1
         elif type(x) is Struct:
             stack.extend(reversed(x.args))
+    used = set(named.values()) if named else ()
     names = {}
     k = 0
     for v in order:
-        if counts[v] > 1:
-            names[v] = var_letter_name(k)
+        if singleton is not None and counts[v] == 1:
+            names[v] = singleton
+            continue
+        name = prefix + var_letter_name(k)
+        k += 1
+        while name in used:
+            name = prefix + var_letter_name(k)
             k += 1
-        else:
-            names[v] = "_"
+        names[v] = name
     return names
+
+
+def canonical_var_names(t) -> dict:
+    """write_canonical's names: variables seen twice get A, B, ...; singletons get _."""
+    return letter_var_names(t, prefix="", singleton="_")

@@ -197,7 +197,7 @@ def test_hitting_probabilities_of_a_random_walk():
     # one refutation per answer of the table, with the answer as a node of the proof
     [pr] = p.proofs(f"reach(2, {n})")
     assert pr.prob == pytest.approx(exact[2], rel=1e-12)
-    assert "reach(2,6)" in str(pr.tree)
+    assert "reach(2, 6)" in str(pr.tree)
 
 
 def test_a_stochastic_table_inside_a_plain_query_and_prob3():

@@ -13,6 +13,7 @@ from ..arith import eval_arith
 from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
 from ...terms.unify import undo_to, unify
 from ...terms.errors import instantiation_error, type_error, domain_error
+from ...terms.args import int_arg
 from . import det, nondet
 from .typecheck import (
     list_length, skip_list, proper_items, build_list, fresh_list, check_size,
@@ -32,15 +33,6 @@ def _deref(t):
             return t
         t = r
     return t
-
-
-def _int_arg(t):
-    t = _deref(t)
-    if type(t) is int:
-        return t
-    if type(t) is Var:
-        raise instantiation_error()
-    raise type_error("integer", t)
 
 
 def _opt_int(t):
@@ -90,12 +82,12 @@ def bi_length(eng, lst, n):
 
 @nondet("between", 3)
 def bi_between(eng, low, high, x):
-    lo = _int_arg(low)
+    lo = int_arg(low)
     h = _deref(high)
     if h is _INF or h is _INFINITE:
         hi = None
     else:
-        hi = _int_arg(h)
+        hi = int_arg(h)
     x, v = _opt_int(x)
     if v is not None:
         if lo <= v and (hi is None or v <= hi):
@@ -149,8 +141,8 @@ def bi_plus(eng, a, b, c):
 
 @det("numlist", 3)
 def bi_numlist(eng, low, high, out):
-    lo = _int_arg(low)
-    hi = _int_arg(high)
+    lo = int_arg(low)
+    hi = int_arg(high)
     if lo > hi:
         return False
     check_size(eng, hi - lo + 1)

@@ -19,29 +19,12 @@ from . import det, stochastic
 from ..plugins import UniformChoice
 from ...terms.term import (Var, Struct, atom, deref, list_items, mklist, PrologError, NIL,
                            indicator)
-from ...terms.errors import instantiation_error, type_error
+from ...terms.errors import type_error
+from ...terms.args import int_arg, proper_list_arg
 from ..kinds import ENUM
 
 _FLOATS = 1 << 53
 _STEP = 1.0 / _FLOATS
-
-
-def _int(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int:
-        raise type_error("integer", t)
-    return t
-
-
-def _proper_list(t):
-    items, tail = list_items(t)
-    if type(tail) is Var:
-        raise instantiation_error()
-    if tail is not NIL:
-        raise type_error("list", deref(t))
-    return items
 
 
 def _index_in(n):
@@ -65,7 +48,7 @@ def bi_random(eng, x):
 def bi_random_between(eng, lo, hi, x):
     """random_between(+L, +H, -X): X is an integer drawn uniformly from L..H (fails
     when H < L)."""
-    lo, hi = _int(lo), _int(hi)
+    lo, hi = int_arg(lo), int_arg(hi)
     n = max(hi - lo + 1, 0)
     return x, UniformChoice(n, lambda i: lo + i, lambda i: lo + i,
                             lambda k: k - lo if type(k) is int and lo <= k <= hi else None)
@@ -74,7 +57,7 @@ def bi_random_between(eng, lo, hi, x):
 @stochastic("random_member", 2)
 def bi_random_member(eng, x, lst):
     """random_member(-X, +List): X is an element of List drawn uniformly."""
-    items = _proper_list(lst)
+    items = proper_list_arg(lst)
     return x, UniformChoice(len(items), items.__getitem__, lambda i: i, _index_in(len(items)))
 
 
@@ -91,7 +74,7 @@ def bi_random_select(eng, x, lst, rest):
             lambda i: i, _index_in(n))
     if type(tail) is not Var:
         raise type_error("list", deref(lst))
-    others = _proper_list(rest)
+    others = proper_list_arg(rest)
     n = len(others) + 1
     return lst, UniformChoice(n, lambda i: mklist(others[:i] + [x] + others[i:]),
                               lambda i: i, _index_in(n))

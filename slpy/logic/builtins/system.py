@@ -12,6 +12,7 @@ from . import det, nondet
 from ...terms.term import (Var, Atom, Struct, deref, atom, mklist, list_items, NIL,
                            PrologError, compare)
 from ...terms.unify import undo_to, variant
+from ...terms.args import items_arg
 from ...terms.walk import copy_term, term_variables
 from ...terms.errors import (type_error, domain_error, instantiation_error,
                              permission_error, existence_error)
@@ -38,18 +39,8 @@ def op(eng, p, t, names):
         raise type_error("atom", t)
     if t.name not in _OP_TYPES:
         raise domain_error("operator_specifier", t)
-    n = deref(names)
-    if type(n) is Struct and n.name == ".":
-        items, tail = list_items(n)
-        if type(tail) is Var:
-            raise instantiation_error()
-    else:
-        items = [n]
     todo = []
-    for x in items:
-        x = deref(x)
-        if type(x) is Var:
-            raise instantiation_error()
+    for x in items_arg(names):
         if type(x) is not Atom:
             raise type_error("atom" if type(x) is not Struct else "list", x)
         if x.name == ",":

@@ -1,284 +1,21 @@
-"""The top level's own predicates, and the text it shows: listings, help and proof trees.
-
-The commands are registered on one session's Program only (never in the global builtin
-table), as library predicates: a program that defines a predicate of the same name and
-arity replaces the command, as a user definition overrides a library predicate in
-SWI-Prolog. Being predicates, they also work inside conjunctions
-(``set_seed(1), sample(coin(X), 100, F)``).
-
-    help/0, help/1             the top level's keys and commands; one predicate's summary
-    make/0                     reconsult the loaded files that changed on disk
-    consult/1, [File|Files]    load files; load errors are printed and loading goes on
-    set_seed/1                 restart the session's random generator from a seed
-    sampling/1                 read or set the sampling mode: backtrackable or pure
-    prob/2, prob/3             exhaustive probability of a goal (sum over refutations)
-    sample/3                   N independent samples of a goal, as Instance-Count pairs
-    proof_tree/0               the proof tree of the last stochastic answer
+"""The top level's help texts: the keys and commands (help/0), the keys after an
+answer (``h``), and one predicate's summary (help/1): a template and a line for the
+common builtins, what the program or the library says of the others.
 """
 from __future__ import annotations
 
-import math
-import os
+from ..logic.autoload import exports
+from ..logic.db import STOCH, SBUILTIN, USER
 
-from .logic.db import DET, STOCH, SBUILTIN, USER
-from .logic.kinds import ENUM, PURE, SAMPLE, SampleFailed
-from .terms.term import Atom, Struct, Var, atom, deref, list_items, mklist, compare
-from .terms.walk import copy_term, resolve
-from .terms.errors import instantiation_error, type_error, domain_error
-from .terms.unify import undo_to
-from .terms.writer import term_to_text
-from .logic.proof_text import _call_text, _text
-from .logic.builtins.listing import _spec
+__all__ = ["TOPLEVEL_HELP", "ACTION_HELP", "HELP", "help_text"]
 
-# -- registering ------------------------------------------------------------------------
-
-
-def register(session) -> None:
-    """Give the session's Program the top-level commands (see the module docstring)."""
-    p = session.program
-
-    def add(name, arity, fn, builtin=False):
-        pred = p.db.get(name, arity)
-        pred.clear()
-        pred.kind = DET
-        pred.fn = fn
-        pred.defined = True
-        pred.builtin = builtin
-        pred.library = not builtin
-
-    add("help", 0, lambda eng: _help0(session))
-    add("help", 1, lambda eng, spec: _help1(session, spec))
-    add("make", 0, lambda eng: _make(session))
-    # consult/1 stays a (protected) builtin; the session's version reports load errors
-    # and goes on, as SWI-Prolog does
-    add("consult", 1, lambda eng, files: _consult(session, files), builtin=True)
-    add(".", 2, lambda eng, h, t: _consult(session, Struct(".", (h, t))))
-    add("[]", 0, lambda eng: True)   # `[].` consults nothing, as in SWI-Prolog
-    add("set_seed", 1, lambda eng, s: _set_seed(session, s))
-    add("sampling", 1, lambda eng, m: _sampling(session, m))
-    add("prob", 2, lambda eng, g, pr: _prob(session, g, 0.0, pr))
-    add("prob", 3, lambda eng, g, m, pr: _prob(session, g, m, pr))
-    add("sample", 3, lambda eng, g, n, a: _sample(session, g, n, a))
-    add("proof_tree", 0, lambda eng: _proof_tree(session))
-
-
-COMMANDS = ["listing", "portray_clause", "help", "make", "consult", "set_seed", "sampling",
-            "prob", "sample", "proof_tree", "halt"]
-
-
-# -- loading ------------------------------------------------------------------------------
-
-def _file_names(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is Struct and t.name == "." and len(t.args) == 2:
-        items, tail = list_items(t)
-        if type(tail) is Var:
-            raise instantiation_error()
-    else:
-        items = [t]
-    names = []
-    for f in items:
-        f = deref(f)
-        if type(f) is Var:
-            raise instantiation_error()
-        if type(f) is Struct and f.name == "library" and len(f.args) == 1:
-            continue  # library(lists) and friends are built in
-        if type(f) is Atom:
-            names.append(f.name)
-        elif type(f) is str:
-            names.append(f)
-        else:
-            raise type_error("atom", f)
-    return names
-
-
-def _consult(session, files) -> bool:
-    for name in _file_names(files):
-        session.consult(name)
-    return True
-
-
-def _make(session) -> bool:
-    p = session.program
-    for path, mtime in list(p.loaded_files.items()):
-        if not os.path.exists(path):
-            session.message(f"Warning: {path}: file no longer exists")
-            continue
-        if os.stat(path).st_mtime != mtime:
-            session.message(f"% Reloading {path}")
-            session.consult(path)
-    return True
-
-
-# -- randomness and sampling -------------------------------------------------------------------
-
-def _int_arg(t, what="integer"):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int:
-        raise type_error(what, t)
-    return t
-
-
-def _set_seed(session, s) -> bool:
-    seed = _int_arg(s)
-    if seed < 0:
-        raise domain_error("not_less_than_zero", seed)
-    session.set_seed(seed)
-    return True
-
-
-def _sampling(session, m) -> bool:
-    p = session.program
-    m = deref(m)
-    if type(m) is Var:
-        return p.engine.unify(m, atom(p.flags["sampling"]))
-    if type(m) is not Atom:
-        raise type_error("atom", m)
-    if m.name not in ("backtrackable", "pure"):
-        raise domain_error("sampling_mode", m)
-    p.flags["sampling"] = m.name
-    eng = p.engine
-    if eng.mode in (SAMPLE, PURE):  # the running query samples with the new mode from now on
-        eng.mode = PURE if m.name == "pure" else SAMPLE
-    return True
-
-
-def _float_arg(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is not int and type(t) is not float:
-        raise type_error("number", t)
-    return float(t)
-
-
-def _prob(session, goal, min_prob, out) -> bool:
-    """prob(Goal, P): P is the sum over all refutations of Goal of the product of the
-    labels chosen (labels normalised over all clauses of their predicate: pure SLP
-    semantics). prob(Goal, MinProb, P) leaves out refutations less probable than
-    MinProb (a lower bound that terminates on priors with infinitely many proofs)."""
-    eng = session.program.engine
-    min_prob = _float_arg(min_prob)
-    goal = copy_term(goal)
-    total = 0.0
-    for s in eng.solutions(goal, ENUM, min_prob=min_prob):
-        total += math.exp(s.log_prob)
-    return eng.unify(out, total)
-
-
-def sample_once(eng, goal, rng, pure):
-    """One sample of a copy of goal, at the top level or nested in a running query:
-    (instance, log prob, proof log, values) or None when the sample fails; values maps
-    each variable of goal to its value in the sample. goal itself is left unbound."""
-    mark = len(eng.trail)
-    mapping: dict = {}
-    copy = copy_term(goal, mapping)
-    gen = eng.solutions(copy, PURE if pure else SAMPLE, rng)
-    try:
-        for s in gen:
-            values = {v: resolve(nv) for v, nv in mapping.items()}
-            return resolve(copy), s.log_prob, s.plog, values
-        return None
-    except SampleFailed:
-        return None
-    finally:
-        gen.close()
-        del gen
-        if len(eng.trail) > mark:
-            undo_to(eng.trail, mark)
-
-
-def _sample(session, goal, n, answers) -> bool:
-    """sample(Goal, N, Answers): draw N independent samples of Goal with the session's
-    generator and sampling mode; Answers is a list of Instance-Count pairs, most frequent
-    first (ties in standard order). Failed samples are not listed."""
-    n = _int_arg(n)
-    if n < 0:
-        raise domain_error("not_less_than_zero", n)
-    p = session.program
-    eng = p.engine
-    pure = p.flags["sampling"] == "pure"
-    counts: dict[str, list] = {}
-    for _ in range(n):
-        r = sample_once(eng, goal, session.rng, pure)
-        if r is None:
-            continue
-        inst = r[0]
-        key = term_to_text(inst, quoted=True, ignore_ops=True, numbervars=False,
-                           var_names=_numbered_names(inst))
-        c = counts.get(key)
-        if c is None:
-            counts[key] = [inst, 1]
-        else:
-            c[1] += 1
-    import functools
-    items = sorted(counts.values(),
-                   key=functools.cmp_to_key(lambda a, b: (b[1] - a[1]) or compare(a[0], b[0])))
-    return eng.unify(answers, mklist([Struct("-", (i, c)) for i, c in items]))
-
-
-def _numbered_names(t) -> dict:
-    """Names _0, _1, ... in order of first occurrence (a key that identifies variants)."""
-    names = {}
-    stack = [t]
-    while stack:
-        x = deref(stack.pop())
-        if type(x) is Var:
-            if x not in names:
-                names[x] = f"_{len(names)}"
-        elif type(x) is Struct:
-            stack.extend(reversed(x.args))
-    return names
-
-
-def _proof_tree(session) -> bool:
-    if session.last_tree is None:
-        session.message("% No stochastic answer yet")
-        return True
-    session.write(format_proof(session.last_tree, session.last_logp, session.program.ops)
-                  + "\n")
-    return True
-
-
-# -- proof trees ---------------------------------------------------------------------------------
-
-def _node_choice(n, ops=None) -> str:
-    """What a choice point chose: `clause K (file:line)` or `-> Value`."""
-    if n.value is not None:
-        return "-> " + _text(n.value, ops)
-    c = n.key
-    where = ""
-    if getattr(c, "file", None):
-        where = f" ({os.path.basename(c.file)}:{c.line})"
-    return f"clause {n.chosen}{where}"
-
-
-def proof_lines(tree, ops=None, indent="  "):
-    """One line per choice point, indented by depth: the call, the choice, its
-    probability."""
-    stack = [(c, 0) for c in reversed(tree.children)]
-    while stack:
-        n, depth = stack.pop()
-        call = _call_text(n, ops)
-        yield f"{indent * depth}{call}  {_node_choice(n, ops)}  p = {n.prob:.4g}"
-        stack.extend((c, depth + 1) for c in reversed(n.children))
-
-
-def format_proof(tree, logp=None, ops=None) -> str:
-    """The proof tree as comment lines, for the top level."""
-    k = tree.size()
-    if logp is None:
-        logp = tree.log_prob()
-    head = (f"% proof tree: {k} choice point{'s' if k != 1 else ''}, "
-            f"p = {math.exp(logp):.4g} (log p = {logp:.4g})")
-    return "\n".join([head] + ["%   " + line for line in proof_lines(tree, ops)])
-
-
-# -- help ------------------------------------------------------------------------------------------
+ACTION_HELP = """\
+Actions:
+  ;  n  r  space   next answer (stochastic: another draw)
+  Enter  .  c  a   stop
+  t                proof tree of this answer
+  h  ?             this help
+"""
 
 TOPLEVEL_HELP = """\
 slpy top level: type a query ending with '.', for example  ?- member(X, [a,b]).
@@ -444,7 +181,6 @@ def help_text(p, name, arity=None) -> str | None:
         if n == name and (arity is None or a == arity) and (
                 pred.defined or pred.clauses or pred.dynamic):
             arities.add(a)
-    from .logic.autoload import exports
     autoload = exports()
     arities.update(a for n, a in autoload if n == name and (arity is None or a == arity))
     for a in sorted(arities):
@@ -481,19 +217,3 @@ def help_text(p, name, arity=None) -> str | None:
         line = doc.split("\n\n")[0].replace("\n", " ") if doc else what + "."
         out.append(f"{key}\n    {line}")
     return "\n".join(out) + "\n" if out else None
-
-
-def _help0(session) -> bool:
-    session.write(TOPLEVEL_HELP)
-    return True
-
-
-def _help1(session, spec) -> bool:
-    name, arity = _spec(spec)
-    text = help_text(session.program, name, arity)
-    if text is None:
-        what = name if arity is None else f"{name}/{arity}"
-        session.message(f"Warning: no help for {what}")
-    else:
-        session.write(text)
-    return True
