@@ -264,3 +264,24 @@ def test_import_slpy_does_not_load_the_plugins():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.split("\n")[1] == "True"
+
+
+# -- docs/architecture.md stays true ----------------------------------------------------
+
+ARCH_DOC = SLPY.parent / "docs" / "architecture.md"
+_PATH_IN_DOC = re.compile(r"`((?:slpy|benchmarks|grammars|priors)/[\w./]*)`")
+
+
+def test_architecture_page_names_only_what_exists():
+    named = set(_PATH_IN_DOC.findall(ARCH_DOC.read_text(encoding="utf-8")))
+    assert len(named) > 40
+    missing = sorted(p for p in named if not (SLPY.parent / p).exists())
+    assert not missing, f"docs/architecture.md names what does not exist: {missing}"
+
+
+def test_architecture_page_shows_every_part():
+    text = ARCH_DOC.read_text(encoding="utf-8")
+    parts = sorted(p.name for p in SLPY.iterdir()
+                   if p.is_dir() and (p / "__init__.py").exists())
+    absent = [p for p in parts if f"slpy/{p}" not in text]
+    assert not absent, f"docs/architecture.md does not show these parts: {absent}"
