@@ -344,10 +344,55 @@ def _model_trees(program, values, varnames):
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
 @click.option("--strict", is_flag=True, help="Warnings count as errors for the exit status.")
+@click.option("--sampler", is_flag=True,
+              help="Check that the MCMC moves sample this prior exactly: enumerate its "
+                   "proofs (on the first --rows of --data, if given), start many draws "
+                   "from the exact distribution, move them, and compare (docs/mcmc.md).")
+@click.option("--data", type=click.Path(exists=True, dir_okay=False),
+              help="--sampler: data for the family's likelihood (checked at heat 0, the "
+                   "prior alone, and heat 1).")
+@click.option("--rows", type=click.IntRange(min=1), default=None,
+              help="--sampler: use only the first ROWS rows of --data (a small instance).")
+@click.option("--columns", default=None, metavar="COL,...",
+              help="--sampler: use only these columns of --data (a network's variables, "
+                   "say).")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="--sampler: override a prior parameter (repeatable).")
+@click.option("--query", default=None,
+              help="--sampler: the query whose answers the prior samples [default: the "
+                   "family's].")
+@click.option("--family", default=None, metavar="NAME",
+              help="--sampler: the model family [default: as the prior declares].")
+@target_option
+@click.option("--proposal", "proposals", multiple=True,
+              help="--sampler: a move or mixture to check (repeatable) [default: uc, q0, "
+                   "cycle:3, change, perturb, swap, default and the family's moves].")
+@click.option("--draws", type=click.IntRange(min=100), default=4000, show_default=True,
+              help="--sampler: exact draws moved per move and heat.")
+@click.option("--steps", type=click.IntRange(min=1), default=2, show_default=True,
+              help="--sampler: steps of the move each draw takes.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="--sampler: the seed of the draws and moves.")
+@click.option("--max-proofs", type=click.IntRange(min=1), default=20000, show_default=True,
+              help="--sampler: refuse instances with more proofs than this.")
 @_limits.options(timeout=10.0, what="directive run while loading")
 @_guarded
-def check(files, strict, timeout, max_steps, max_memory):
-    """Load programs and report errors and warnings."""
+def check(files, strict, sampler, data, rows, columns, params, query, family, target, proposals,
+          draws, steps, seed, max_proofs, timeout, max_steps, max_memory):
+    """Load programs and report errors and warnings; with --sampler, check that the
+    sampler's moves are exact on a prior."""
+    if sampler:
+        if len(files) != 1:
+            raise click.UsageError("--sampler checks one prior: give one file")
+        from .mcmc.check_cli import sampler_check_command
+        from .mcmc.cli import _params
+        cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
+        return sampler_check_command(files[0], data, rows, cols, _params(params), query,
+                                     family, target, proposals, draws, steps, seed,
+                                     max_proofs, click.echo)
+    if data or rows or columns or params or query or family or proposals:
+        raise click.UsageError("--data, --rows, --columns, -p, --query, --family and "
+                               "--proposal are options of --sampler")
     probs = check_program(files, **_limits.program_limits(timeout, max_steps, max_memory))
     for line in probs.lines():
         click.echo(line)

@@ -8,7 +8,7 @@ v's new parents S' among the subsets of C of at most MaxParents members from
     pi(S) ∝ prod over u in C of p(link of u and v as S says) * exp(heat * local(v, S)),
 
 the link probabilities read off the proof's own choice points, and force those links
-in the proof (slpy.logic.replay, run_local). C does not depend on v's parents, so the
+in the proof (slpy.logic.replay). C does not depend on v's parents, so the
 reverse move draws from the same pi; the ratio returned,
 
     log p0(T')/p0(T) + log pi'(S) - log pi(S'),
@@ -122,19 +122,17 @@ def parents_move(model, name: str = "parents"):
         p = [math.exp(logw[s] - log_z) for s in subsets]
         new_s = subsets[min(int(rng.choice(len(subsets), p=p)), len(subsets) - 1)]
         old_s = frozenset(scorer.parent_sets(state.term)[v])
-        forced, log_old = {}, 0.0
+        forced = {}
         for u in cand:
             path, opts = lk[(u, v)]
             forced[path] = opts["in" if u in new_s else "none"][0]
-            log_old += math.log(opts["in" if u in old_s else "none"][1])
-        out = model.local(state, forced, rng)
-        if out is None:
+        new, r = model.local(state, forced, rng)
+        if new is None:
             return None, -math.inf
-        new, log_reuse, log_forced = out
         cand2, logw2, log_z2, _ = conditional(new, v, heat)
         if set(cand2) != set(cand) or old_s not in logw2:
             return None, -math.inf      # cannot happen for a DAG prior; be safe
         back = logw2[old_s] - log_z2
-        return new, (log_forced - log_old) + log_reuse + back - (logw[new_s] - log_z)
+        return new, (r.log_forced - r.log_forced_old) + r.log_correction + back - (logw[new_s] - log_z)
 
     return Move("parents", propose)

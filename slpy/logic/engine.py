@@ -36,7 +36,7 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_FENCE
                     CATCH_NEXT, CATCH_PN, CH_WAY, FR_NEXT, PLAIN, P_DONE, ROOT,
                     LimitExceeded, ReplayReject, SampleFailed)
 from .sampling import Sampling
-from .replay import Regrow, LocalMove
+from .replay import Replay
 from .session import Session, Solution
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
@@ -78,7 +78,8 @@ class Engine(Sampling, Cleanup, Coroutining):
         self.sb_target = None
         self.globals: dict = {}
         self.halted = None
-        self.replay_run = None    # the replay.ReplayRun running, if any
+        self.replay_run = None    # the replay.Replay running, if any
+        self.all_matched = True   # did every clause match the last _candidates call?
         self.min_prob = 0.0
         self.program = None       # the Program this engine runs (set by the Program)
         # The one place plugins keep state for this program: plugin name -> the
@@ -125,17 +126,13 @@ class Engine(Sampling, Cleanup, Coroutining):
             for _ in self.solve(goal):
                 yield Solution(self.logp, self.plog)
 
-    def run_replay(self, goal, tree, cut: tuple, rng):
-        """Regrow the proof `tree` of goal below the node at path `cut`: (proof tree,
-        log factor of the kept choices); ReplayReject when they cannot be kept
-        (slpy.logic.replay.Regrow)."""
-        return Regrow(cut).run(self, goal, tree, rng, cut == ())
-
-    def run_local(self, goal, tree, forced: dict, rng, strict: tuple = None):
-        """Re-prove `tree` with the choices at the paths of `forced` set: (proof tree,
-        log reuse factor, log forced); ReplayReject when the move cannot be made
-        (slpy.logic.replay.LocalMove)."""
-        return LocalMove(forced, strict).run(self, goal, tree, rng)
+    def replay(self, goal, tree, rng, forced: dict | None = None, cut: tuple | None = None,
+               strict: tuple | None = None):
+        """Re-prove `tree`, a recorded proof of goal, with the choices at the paths of
+        `forced` set, those at and below the path `cut` drawn afresh, the others kept
+        where the new proof still has them: a slpy.logic.replay.Replayed;
+        ReplayReject when the move cannot be made."""
+        return Replay(forced, cut, strict).run(self, goal, tree, rng)
 
     def reset(self):
         """After an interrupted query: no choice points, no trail, no session."""

@@ -18,7 +18,7 @@ class SNode:
     """A stochastic choice point as it is being proved."""
     __slots__ = ("pred", "args", "guard", "parent", "call", "cands", "chosen", "key",
                  "prob", "answer", "ground", "height", "path", "nch", "fresh", "clause",
-                 "value", "total", "gcall", "old")
+                 "value", "total", "gcall", "old", "lam")
 
     def __init__(self, pred, args, guard, parent):
         self.pred = pred
@@ -41,20 +41,24 @@ class SNode:
         self.clause = None
         self.value = None
         self.old = None      # replay: the recorded ProofNode at the same place
+        self.lam = 0.0       # replay: log W_cand - log W_all (slpy.logic.replay)
 
 
 class ProofNode:
     """A frozen choice point: the call, the candidates with their probabilities, the
     chosen one and its probability, and the choice points below it."""
     __slots__ = ("pred", "call", "guard", "_cands", "_total", "chosen", "key", "prob",
-                 "children", "path", "answer", "ground", "value", "_by_path", "_size")
+                 "children", "path", "answer", "ground", "value", "_by_path", "_size",
+                 "lam", "_lsum")
 
     def __init__(self, s: SNode | None, path: tuple):
         self.children: list[ProofNode] = []
         self.path = path
         self._by_path = None
         self._size = None
+        self._lsum = 0.0
         if s is None:  # the root: the query itself
+            self.lam = 0.0
             self.pred = None
             self.call = None
             self.guard = None
@@ -78,6 +82,7 @@ class ProofNode:
         self.answer = s.answer
         self.ground = s.ground
         self.value = s.value
+        self.lam = s.lam
 
     @property
     def cands(self):
@@ -165,10 +170,13 @@ def build_tree(plog) -> ProofNode:
         parent.children.append(p)
         frozen[id(e)] = p
         made.append(p)
-    # subtree sizes, children first (grafted subtrees carry theirs)
+    # subtree sizes and sums of lam, children first (grafted subtrees carry theirs)
     for p in reversed(made):
         n = 0
+        lam = 0.0
         for c in p.children:
             n += c._size + 1
+            lam += c._lsum + c.lam
         p._size = n
+        p._lsum = lam
     return root

@@ -1,22 +1,33 @@
 """Replay: re-prove a recorded proof, keeping some of its choices and changing others
-(the MCMC proposals): :meth:`Engine.run_replay` and :meth:`Engine.run_local` run a
-:class:`Regrow` or a :class:`LocalMove`, the state of one replay, which the engine's
-stochastic calls hand their choices to while it runs (``engine.replay_run``).
+(the MCMC proposals). :meth:`Engine.replay` runs a :class:`Replay`, which the
+engine's stochastic calls hand their choices to while it runs (``engine.replay_run``),
+and returns a :class:`Replayed`.
 
-Two modes, both addressing choice points by their path in the proof tree:
+Choice points are addressed by their path in the proof tree. Each choice point the new
+proof reaches is one of:
 
-- *regrow* (:class:`Regrow`, the `uc`/`q0`/`cycle` proposals): every choice
-  outside the subtree of the cut node is kept (the move is rejected when one cannot
-  be), the cut node and everything below it is sampled afresh from the prior, with
-  backtracking confined to that part.
-- *local* (:class:`LocalMove`, the single-site, swap and exact moves): the
-  choices at the *forced* paths are set by the move; every other choice is *reused*
-  when the recorded proof has a choice point of the same predicate at the same path
-  under a reused parent (its recorded choice must still be a candidate, else the move
-  is rejected) and drawn *fresh* from the prior otherwise. Nothing is backtracked
-  into: a failure rejects the move. The reuse rule depends only on the two proofs'
-  addresses and predicates, so the reverse move reuses exactly the same choices, as
-  the Metropolis-Hastings correction needs (DESIGN.md, "Local moves").
+- *forced*: its path is a key of ``forced``; the move sets its choice;
+- *kept*: the recorded proof has a choice point of the same predicate at the same path
+  under a kept or forced parent, outside the *cut* subtree: its recorded choice is
+  made again, its probability recomputed in the new context (if the recorded choice
+  is no longer a candidate, the replay is rejected);
+- *fresh*: anything else (at or below the cut, or where the recorded proof has no
+  such choice point, wherever it is): drawn from its candidates without a choice
+  point to come back to.
+
+A recorded choice point that the new proof does not reach is *dropped*. Nothing is
+backtracked into: a failure anywhere rejects the replay. The classification depends
+only on the two proofs' paths and predicates, so it is symmetric: the reverse move
+keeps exactly the same choices, draws fresh the ones dropped here and drops the ones
+drawn fresh here (docs/mcmc.md derives the acceptance ratio from this).
+
+Probabilities. The sampler's target is the normalised SLP distribution: a labelled
+call's choice has probability p = w / W_all, W_all the labels of all the predicate's
+clauses whose guard unifies (pure SLP semantics, as enumeration). Fresh draws are
+made among the clauses that match the call, with q = w / W_cand; a node records
+``prob`` = w / W_cand and ``lam`` = log W_cand - log W_all = log p - log q (0 when
+every clause matches, the usual case). Replayed gathers what the acceptance needs:
+the kept choices' log p_new/p_old, the fresh ones' sum of lam and the dropped ones'.
 """
 from __future__ import annotations
 
@@ -26,42 +37,113 @@ from ..terms.term import Var, Atom, Struct, deref
 from ..terms.unify import unify, undo_to, variant
 from .proof import SNode, ProofNode, build_tree
 from .plugins import UniformChoice
-from .kinds import (CP_BOTTOM, CP_FENCE, PURE, P_DONE, P_SEXIT, REPLAY, ReplayReject,
-                    SampleFailed)
-from .sampling import CLAUSE_DRAW, _light, _pick, take_clause, take_value
+from .kinds import CP_BOTTOM, CP_FENCE, PURE, P_DONE, P_SEXIT, REPLAY, ReplayReject, \
+    SampleFailed
+from .sampling import _light, _pick, take_clause, take_value
 
 _NONE = object()
 
 
-class ReplayRun:
-    """The state of one replay of a recorded proof: where its committed part ends
-    (``fence``: the index of its CP_FENCE), the log factor of the kept choices whose
-    probability changed, the SNodes linked to the recorded tree, and (regrow) the
-    node of the cut once it is reached. A subclass says which choices are kept."""
+class Replayed:
+    """What a replay made: the new proof ``tree`` and the terms of the move's
+    acceptance ratio, all logs of target probabilities (p, not q):
 
-    __slots__ = ("fence", "logfactor", "cutnode", "linked")
+    - ``log_kept``: sum over kept choices of log p_new - log p_old;
+    - ``log_forced`` / ``log_forced_old``: sum of log p over the forced choices, in the
+      new proof and (where the old proof had them) in the old;
+    - ``fresh_lam`` / ``stale_lam``: sum of log p - log q over the fresh choices of the
+      new proof / the dropped choices of the old;
+    - ``fresh_logp`` / ``n_fresh``: sum of log p over the fresh choices, their number.
 
-    def __init__(self):
+    ``log_correction`` = log_kept + fresh_lam - stale_lam is the part every move
+    shares: a move that draws its fresh choices from q adds it to its own terms.
+    """
+
+    __slots__ = ("tree", "log_kept", "log_forced", "log_forced_old", "fresh_lam",
+                 "stale_lam", "fresh_logp", "n_fresh", "old", "cut")
+
+    def __init__(self, tree, run, old_tree):
+        self.tree = tree
+        self.old = old_tree
+        self.cut = run.cut
+        self.log_kept = run.log_kept
+        self.log_forced = run.forced_logp
+        self.log_forced_old = run.forced_old_logp
+        self.fresh_lam = run.fresh_lam
+        self.stale_lam = (old_tree._lsum - run.matched_lam) if old_tree is not None else 0.0
+        self.fresh_logp = run.fresh_logp
+        self.n_fresh = run.n_fresh
+
+    @property
+    def log_correction(self) -> float:
+        return self.log_kept + self.fresh_lam - self.stale_lam
+
+    def dropped(self) -> list:
+        """The old proof's choice points that the new one dropped (found by walking
+        both trees with the replay's rule; for checks and tests)."""
+        out = []
+        cut = self.cut
+        stack = [(self.old, self.tree)] if cut != () else []
+        if cut == ():
+            out.extend(self.old)
+        while stack:
+            o, n = stack.pop()
+            for i, oc in enumerate(o.children):
+                nc = n.children[i] if n is not None and i < len(n.children) else None
+                if nc is not None and nc.pred is oc.pred and oc.path != cut:
+                    stack.append((oc, nc))
+                else:
+                    out.append(oc)
+                    out.extend(oc)
+        return out
+
+    def stale_logp(self) -> float:
+        """Sum of log p over the dropped choice points (walks both trees)."""
+        return sum(math.log(n.prob) + n.lam for n in self.dropped())
+
+
+class Replay:
+    """One replay of a recorded proof (see the module): ``forced`` maps paths to the
+    clause or builtin key to take there, ``cut`` is the path at and below which every
+    choice is fresh (None: nowhere; ``()``: everywhere), ``strict`` a path below which
+    every choice must be forced."""
+
+    __slots__ = ("fence", "linked", "forced", "prefixes", "cut", "strict", "log_kept",
+                 "forced_logp", "forced_old_logp", "nforced", "fresh_lam", "matched_lam",
+                 "fresh_logp", "n_fresh")
+
+    def __init__(self, forced: dict | None = None, cut: tuple | None = None,
+                 strict: tuple | None = None):
+        forced = forced or {}
+        prefixes = set()
+        for p in forced:
+            for i in range(len(p) + 1):
+                prefixes.add(p[:i])
+        if cut is not None:
+            for i in range(len(cut) + 1):
+                prefixes.add(cut[:i])
+        self.forced = forced
+        self.prefixes = prefixes
+        self.cut = cut
+        self.strict = strict
         self.fence = 0
-        self.logfactor = 0.0
-        self.cutnode = None
         self.linked = []
+        self.log_kept = 0.0
+        self.forced_logp = 0.0
+        self.forced_old_logp = 0.0
+        self.nforced = 0
+        self.fresh_lam = 0.0
+        self.matched_lam = 0.0
+        self.fresh_logp = 0.0
+        self.n_fresh = 0
 
-    def stoch(self, eng, pred, args, g, nxt, cb, pn):
-        """A labelled call made under the recorded part of the proof."""
-        raise NotImplementedError
-
-    def sbuiltin(self, eng, pred, args, nxt, pn):
-        """A stochastic builtin called under the recorded part of the proof."""
-        raise NotImplementedError
-
-    def run(self, eng, goal, tree: ProofNode, rng, root_fresh: bool):
-        """Prove goal replaying tree: (proof tree, log factor); ReplayReject when the
-        kept choices cannot be replayed."""
+    def run(self, eng, goal, tree: ProofNode, rng) -> Replayed:
+        """Prove goal replaying tree; ReplayReject when the move cannot be made (a
+        kept choice is no candidate, a failure, a forced path not reached)."""
         root = SNode(None, (), None, None)
-        root.fresh = root_fresh
+        root.fresh = False
         root.path = ()
-        root.old = tree
+        root.old = None if self.cut == () else tree
         # SNodes linked to the old tree, unlinked afterwards: the new tree's records
         # hold SNodes, which must not keep every earlier tree alive
         self.linked = [root]
@@ -78,7 +160,7 @@ class ReplayRun:
                 f = eng.goal_frame(goal, (P_DONE, (), None, base + 2, root), base + 2, root)
                 if eng._run(f, base) is None:
                     raise ReplayReject()
-                return build_tree(eng.plog), self.logfactor
+                new = build_tree(eng.plog)
             except SampleFailed:
                 undo_to(eng.trail, mark)
                 raise ReplayReject() from None
@@ -93,13 +175,101 @@ class ReplayRun:
                 if base == 0:
                     # a finished top-level run keeps its bindings but not its trail
                     del eng.trail[mark:]
+        if self.nforced != len(self.forced):
+            raise ReplayReject()    # the reverse move could not set them back
+        return Replayed(new, self, tree)
+
+    # -- where a choice point stands --------------------------------------------------------
+    def _lookup(self, eng, pred, pn):
+        """(path, recorded node of the same predicate at that path to keep or None,
+        forced key or _NONE); commits every earlier choice."""
+        i = pn.nch
+        pn.nch = i + 1
+        path = pn.path + (i,)
+        po = pn.old
+        old = po.children[i] if po is not None and i < len(po.children) else None
+        if old is not None and (old.pred is not pred or path == self.cut):
+            old = None
+        del eng.cps[self.fence + 1:]
+        key = self.forced.get(path, _NONE) if self.forced else _NONE
+        if key is _NONE:
+            strict = self.strict
+            if strict is not None and path[:len(strict)] == strict:
+                # the move sets every choice of this subtree: the program is not shaped
+                # as the move assumed
+                raise ReplayReject("unforced")
+        return path, old, key
+
+    def stoch(self, eng, pred, args, g, nxt, cb, pn):
+        """A labelled call."""
+        path, old, key = self._lookup(eng, pred, pn)
+        if key is not _NONE:
+            f, node = self.take_clause(eng, pred, args, g, nxt, cb, pn, path, old, key)
+            self._forced(node, old)
+            return f
+        if old is not None:
+            return self.keep_stoch(eng, pred, args, g, nxt, cb, pn, path, old)
+        # fresh, from the candidates, without a choice point to come back to
+        node = self._node(eng, pred, args, g, pn, path, None)
+        exitf = (P_SEXIT, (node,), nxt, cb, pn)
+        cands = eng._candidates(pred, args, g, exitf, node.height, node)
+        if not cands:
+            raise ReplayReject()
+        total = 0.0
+        for c in cands:
+            total += c[0]
+        node.cands = _light(cands)
+        node.total = total
+        node.lam = lam = eng._gap(pred, g, total)
+        f = take_clause(eng, node, cands[_pick(cands, eng.rng.random() * total)], total)
+        self.fresh_lam += lam
+        self.fresh_logp += math.log(node.prob) + lam
+        self.n_fresh += 1
+        return f
+
+    def sbuiltin(self, eng, pred, args, nxt, pn):
+        """A stochastic builtin."""
+        path, old, key = self._lookup(eng, pred, pn)
+        if key is not _NONE:
+            target, cands = pred.fn(eng, *args)
+            eng.sb_target = target
+            f, node = self.take_value(eng, pred, args, nxt, pn, path, target, cands, key)
+            self._forced(node, old)
+            return f
+        if old is not None:
+            return self.keep_sbuiltin(eng, pred, args, nxt, pn, path, old)
+        # fresh: drawn once, no redraw on a later failure
+        f = eng._sbuiltin_by(PURE, pred, args, nxt, pn)
+        del eng.cps[self.fence + 1:]
+        if f is None:
+            raise ReplayReject()
+        self.fresh_logp += math.log(eng.plog[0].prob)
+        self.n_fresh += 1
+        return f
+
+    def _forced(self, node, old):
+        self.forced_logp += math.log(node.prob) + node.lam
+        self.nforced += 1
+        if old is not None:
+            self.forced_old_logp += math.log(old.prob) + old.lam
+            self.matched_lam += old.lam
+
+    def _node(self, eng, pred, args, g, pn, path, old):
+        node = eng._new_node(pred, args, g, pn)
+        node.path = path
+        node.fresh = False
+        node.old = old
+        if old is not None:
+            self.linked.append(node)
+        return node
 
     # -- kept choices ----------------------------------------------------------------------
-    def keep_stoch(self, eng, pred, args, g, nxt, cb, pn, path, old, ancestor):
+    def keep_stoch(self, eng, pred, args, g, nxt, cb, pn, path, old):
         """Prove the labelled call at `path` with the recorded choice `old`."""
+        self.matched_lam += old.lam
         same = _same_call(args, old.call) and (
             g is None if old.guard is None else g is not None and _same_guard(g, old.guard))
-        if same and not ancestor and old.ground:
+        if same and old.ground and path not in self.prefixes:
             # the same call below which nothing changes: graft the recorded subtree
             _bind_answer(args, old.answer.args, eng.trail)
             memo = eng.ground_memo
@@ -107,6 +277,7 @@ class ReplayRun:
                 if type(a) is Struct:
                     memo[id(a)] = a
             eng.plog = ((old, pn), eng.plog)
+            self.matched_lam += old._lsum
             return nxt
         if same:
             # the same call has the same candidates and probabilities: prove only the
@@ -126,21 +297,17 @@ class ReplayRun:
                 raise ReplayReject()
             node.cands, node.total = old._cands, old._total
             node.chosen, node.key, node.clause, node.prob = c.number, c, c, old.prob
+            node.lam = old.lam
             eng.plog = (node, eng.plog)
             return body[1]
         f, node = self.take_clause(eng, pred, args, g, nxt, cb, pn, path, old, old.key)
-        self.logfactor += math.log(node.prob) - math.log(old.prob)
+        self.log_kept += (math.log(node.prob) + node.lam) - (math.log(old.prob) + old.lam)
         return f
 
     def take_clause(self, eng, pred, args, g, nxt, cb, pn, path, old, key):
         """Prove the labelled call with the candidate clause `key`, its probability
         computed afresh: (body frame, node); rejects when `key` is no candidate."""
-        node = eng._new_node(pred, args, g, pn)
-        node.path = path
-        node.fresh = False
-        node.old = old
-        if old is not None:
-            self.linked.append(node)
+        node = self._node(eng, pred, args, g, pn, path, old)
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
         cands = eng._candidates(pred, args, g, exitf, node.height, node)
         total = 0.0
@@ -153,6 +320,7 @@ class ReplayRun:
             raise ReplayReject()
         node.cands = _light(cands)
         node.total = total
+        node.lam = eng._gap(pred, g, total)
         return take_clause(eng, node, chosen, total), node
 
     def keep_sbuiltin(self, eng, pred, args, nxt, pn, path, old):
@@ -178,7 +346,7 @@ class ReplayRun:
             return nxt
         f, node = self.take_value(eng, pred, args, nxt, pn, path, target, cands, old.key)
         if abs(node.prob - old.prob) > 1e-15:
-            self.logfactor += math.log(node.prob) - math.log(old.prob)
+            self.log_kept += math.log(node.prob) - math.log(old.prob)
         return f
 
     def take_value(self, eng, pred, args, nxt, pn, path, target, cands, key):
@@ -209,152 +377,6 @@ class ReplayRun:
         if f is None:
             raise ReplayReject()
         return f, node
-
-    def fresh_sbuiltin(self, eng, pred, args, nxt, pn):
-        """Draw a stochastic builtin afresh: once, no redraw on a later failure."""
-        f = eng._sbuiltin_by(PURE, pred, args, nxt, pn)
-        del eng.cps[self.fence + 1:]
-        if f is None:
-            raise ReplayReject()
-        return f
-
-
-class Regrow(ReplayRun):
-    """Regrow below the node at path ``cut``: every choice outside its subtree is
-    kept, the cut node is drawn afresh with backtracking confined to its subtree."""
-
-    __slots__ = ("cut",)
-
-    def __init__(self, cut: tuple):
-        super().__init__()
-        self.cut = cut
-
-    def _lookup(self, pred, pn):
-        i = pn.nch
-        pn.nch = i + 1
-        path = pn.path + (i,)
-        cut = self.cut
-        fresh = path[:len(cut)] == cut
-        # the recorded node at the same place: the i-th child of the parent's record
-        po = pn.old
-        old = po.children[i] if po is not None and i < len(po.children) else None
-        if not fresh and (old is None or old.pred is not pred):
-            raise ReplayReject()
-        return path, old, fresh
-
-    def stoch(self, eng, pred, args, g, nxt, cb, pn):
-        path, old, fresh = self._lookup(pred, pn)
-        if fresh:  # the cut node: sample afresh, backtracking within its subtree
-            node = eng._new_node(pred, args, g, pn)
-            node.path = path
-            node.fresh = True
-            self.cutnode = node
-            exitf = (P_SEXIT, (node,), nxt, cb, pn)
-            cands = eng._candidates(pred, args, g, exitf, node.height, node)
-            total = sum(c[0] for c in cands)
-            if not cands:
-                raise ReplayReject()
-            node.cands = _light(cands)
-            node.total = total
-            return CLAUSE_DRAW.push(eng, node, cands, total, None, None)
-        del eng.cps[self.fence + 1:]  # kept choices are committed
-        return self.keep_stoch(eng, pred, args, g, nxt, cb, pn, path, old,
-                               path == self.cut[:len(path)])
-
-    def sbuiltin(self, eng, pred, args, nxt, pn):
-        path, old, fresh = self._lookup(pred, pn)
-        if fresh:
-            # a builtin cut node has no subtree
-            return self.fresh_sbuiltin(eng, pred, args, nxt, pn)
-        del eng.cps[self.fence + 1:]
-        return self.keep_sbuiltin(eng, pred, args, nxt, pn, path, old)
-
-
-class LocalMove(ReplayRun):
-    """A local move: the choices at the paths of ``forced`` set (path -> clause or
-    builtin key), the others reused or drawn afresh; ``strict``: a path below which
-    every choice must be forced. Counts the forced choices made and their log
-    probability."""
-
-    __slots__ = ("forced", "prefixes", "strict", "forced_logp", "nforced")
-
-    def __init__(self, forced: dict, strict: tuple | None = None):
-        super().__init__()
-        prefixes = set()
-        for p in forced:
-            for i in range(len(p) + 1):
-                prefixes.add(p[:i])
-        self.forced = forced
-        self.prefixes = prefixes
-        self.strict = strict
-        self.forced_logp = 0.0
-        self.nforced = 0
-
-    def _lookup(self, eng, pred, pn):
-        """(path, recorded node of the same predicate at that path or None, forced key
-        or _NONE); commits every earlier choice."""
-        i = pn.nch
-        pn.nch = i + 1
-        path = pn.path + (i,)
-        po = pn.old
-        old = po.children[i] if po is not None and i < len(po.children) else None
-        if old is not None and old.pred is not pred:
-            old = None
-        del eng.cps[self.fence + 1:]
-        key = self.forced.get(path, _NONE)
-        if key is _NONE:
-            strict = self.strict
-            if strict is not None and path[:len(strict)] == strict:
-                # the move sets every choice of this subtree: the program is not shaped
-                # as the move assumed
-                raise ReplayReject("unforced")
-        return path, old, key
-
-    def stoch(self, eng, pred, args, g, nxt, cb, pn):
-        path, old, key = self._lookup(eng, pred, pn)
-        if key is not _NONE:
-            f, node = self.take_clause(eng, pred, args, g, nxt, cb, pn, path, old, key)
-            self.forced_logp += math.log(node.prob)
-            self.nforced += 1
-            return f
-        if old is not None:
-            return self.keep_stoch(eng, pred, args, g, nxt, cb, pn, path, old,
-                                   path in self.prefixes)
-        # fresh, from the prior, without a choice point to come back to
-        node = eng._new_node(pred, args, g, pn)
-        node.path = path
-        node.fresh = False
-        exitf = (P_SEXIT, (node,), nxt, cb, pn)
-        cands = eng._candidates(pred, args, g, exitf, node.height, node)
-        if not cands:
-            raise ReplayReject()
-        total = 0.0
-        for c in cands:
-            total += c[0]
-        node.cands = _light(cands)
-        node.total = total
-        return take_clause(eng, node, cands[_pick(cands, eng.rng.random() * total)], total)
-
-    def sbuiltin(self, eng, pred, args, nxt, pn):
-        path, old, key = self._lookup(eng, pred, pn)
-        if key is not _NONE:
-            target, cands = pred.fn(eng, *args)
-            eng.sb_target = target
-            f, node = self.take_value(eng, pred, args, nxt, pn, path, target, cands, key)
-            self.forced_logp += math.log(node.prob)
-            self.nforced += 1
-            return f
-        if old is not None:
-            return self.keep_sbuiltin(eng, pred, args, nxt, pn, path, old)
-        return self.fresh_sbuiltin(eng, pred, args, nxt, pn)
-
-    def run(self, eng, goal, tree, rng, root_fresh=False):
-        """(proof tree, log reuse factor, log forced); ReplayReject also when not every
-        forced choice was made (the reverse move could not set them back)."""
-        tree, factor = super().run(eng, goal, tree, rng, root_fresh)
-        if self.nforced != len(self.forced):
-            raise ReplayReject()
-        return tree, factor, self.forced_logp
 
 
 def _same_call(args, old, target=None):

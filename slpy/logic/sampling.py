@@ -244,16 +244,35 @@ class Sampling:
         else:
             cl = pred.clauses
         cands = []
+        matched = 0
         for c in cl:
             r = c.fn(args, g, exitf, h, node, trail)
             if r is not None:
+                matched += 1
                 w = c.ground_label
                 if w is None:
                     w = self._label_value(r[0], c)
                 if w > 0:
                     cands.append((w, c, [(v, v.ref) for v in trail[mark:]], r[1]))
             undo_to(trail, mark)
+        # every clause matched: the candidates' total is all the clauses' (see _gap)
+        self.all_matched = matched == len(pred.clauses)
         return cands
+
+    def _gap(self, pred, g, total):
+        """log W_cand - log W_all for the candidates just found (total: W_cand), W_all
+        the labels of all the clauses whose guard unifies (pure SLP normalisation): 0
+        when every clause matched the call."""
+        if self.all_matched:
+            return 0.0
+        try:
+            w_all = self._pure_total(pred, g)
+        except PrologError as e:
+            raise PrologError(e.term, f"{pred.name}/{pred.arity}: a label could not be "
+                              f"computed from the call's guard alone ({e}); the sampler "
+                              f"normalises a choice over all the predicate's clauses, so "
+                              f"a label may use only the guard's variables") from None
+        return math.log(total) - math.log(w_all) if w_all > total else 0.0
 
     def _pure_total(self, pred, g):
         """Sum of the labels of ALL clauses (pure SLP semantics), guard unified only."""
@@ -331,9 +350,6 @@ class Sampling:
             else:
                 node.answer = None
                 node.ground = False
-        run = self.replay_run
-        if run is not None and node is run.cutnode:
-            del self.cps[run.fence + 1:]  # the regrown part is now committed
         return nxt
 
     # -- stochastic builtins -------------------------------------------------------------------

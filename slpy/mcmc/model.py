@@ -71,13 +71,35 @@ class PosteriorModel:
         lik, stats = self.scorer.score(term)
         return State(tree, term, lik, tree.size(), stats)
 
+    def _recorded(self, tree):
+        """A state of the proof `tree` of the prior's query, proved again by replay with
+        every choice forced to its recorded one: the probabilities the moves compare
+        (slpy.logic.replay), whatever mode recorded `tree`. None when the sampler
+        cannot replay it (the prior backtracks into a stochastic choice to reach it)."""
+        goal, ans = self._fresh_goal()
+        try:
+            r = self.engine.replay(goal, tree, None, forced={n.path: n.key for n in tree},
+                                   strict=())
+        except ReplayReject:
+            return None
+        return self._state(r.tree, deref(ans))
+
     def sample_prior(self, rng, max_tries: int = 1000) -> State:
-        """A state drawn from the prior (backtrackable sampling)."""
+        """A state drawn from the prior (backtrackable sampling), as the moves replay it."""
+        unreplayable = 0
         for _ in range(max_tries):
             goal, ans = self._fresh_goal()
             ok, tree, _ = self.engine.run_sampling(goal, rng, record=True)
             if ok:
-                return self._state(tree, deref(ans))
+                state = self._recorded(tree)
+                if state is not None:
+                    return state
+                unreplayable += 1
+        if unreplayable:
+            raise RuntimeError(
+                f"the prior's samples cannot be replayed ({unreplayable} of {max_tries}): "
+                f"it reaches its answers by backtracking into stochastic choices, which "
+                f"the sampler's moves do not do (docs/mcmc.md, 'What the sampler targets')")
         raise RuntimeError("the prior failed to produce a model in 1000 tries")
 
     def state_from_term(self, term, rng, max_tries: int = 200000) -> State:
@@ -97,38 +119,34 @@ class PosteriorModel:
             if ok and key(deref(ans)) == target:
                 # With the answer bound, choices the tree decides were recorded with
                 # probability 1; replaying every choice with the answer open records
-                # their prior probabilities, as later regrowths will.
-                goal, ans = self._fresh_goal()
-                try:
-                    tree, _ = self.engine.run_replay(goal, tree, (-1,), rng)
-                except ReplayReject:
-                    continue
-                return self._state(tree, deref(ans))
+                # their prior probabilities, as later moves will.
+                state = self._recorded(tree)
+                if state is not None:
+                    return state
         raise ValueError("the prior gives the initial tree probability 0")
 
-    def regrow(self, state: State, cut: tuple, rng):
-        """(new state, log factor) or (None, 0.0) when the kept choices do not replay."""
+    def replay(self, state: State, rng, forced=None, cut=None, strict=None):
+        """(new state, slpy.logic.replay.Replayed) of a move on `state`: the choices at
+        the paths of `forced` set, those at and below `cut` drawn afresh, the rest kept
+        where they still apply; (None, None) when the move cannot be made."""
         goal, ans = self._fresh_goal()
         try:
-            tree, logfactor = self.engine.run_replay(goal, state.tree, cut, rng)
-        except ReplayReject:
-            return None, 0.0
-        return self._state(tree, deref(ans)), logfactor
-
-    def local(self, state: State, forced: dict, rng, strict: tuple | None = None):
-        """A local move's new state (slpy.logic.replay, run_local): (state, log reuse
-        factor, log probability of the forced choices), or None when the move cannot be
-        made."""
-        goal, ans = self._fresh_goal()
-        try:
-            tree, log_reuse, log_forced = self.engine.run_local(goal, state.tree, forced,
-                                                                rng, strict)
+            r = self.engine.replay(goal, state.tree, rng, forced, cut, strict)
         except ReplayReject as e:
             if strict is not None and e.args == ("unforced",):
                 raise
-            return None
-        return self._state(tree, deref(ans)), log_reuse, log_forced
+            return None, None
+        return self._state(r.tree, deref(ans)), r
 
+    def regrow(self, state: State, cut: tuple, rng):
+        """Prune at the node at path `cut` and regrow from the prior: (new state,
+        Replayed) or (None, None)."""
+        return self.replay(state, rng, cut=cut)
+
+    def local(self, state: State, forced: dict, rng, strict: tuple | None = None):
+        """A local move: the choices at the paths of `forced` set: (new state,
+        Replayed) or (None, None)."""
+        return self.replay(state, rng, forced=forced, strict=strict)
 
 
 def read_prior(path) -> str:

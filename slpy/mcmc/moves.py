@@ -48,7 +48,7 @@ from .proposal import make_proposal
 
 __all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves",
            "change_move", "swap_move", "regrow_move", "perturb_move", "resolve_proposal",
-           "check_proposal", "DEFAULT_PROPOSAL", "DEFAULT_MIXTURE"]
+           "check_proposal", "family_moves", "DEFAULT_PROPOSAL", "DEFAULT_MIXTURE"]
 
 # what `slpy run` and the estimators use unless told otherwise: the mixture below
 DEFAULT_PROPOSAL = "default"
@@ -94,10 +94,13 @@ def regrow_move(model, proposal) -> Move:
     cut_at, ratio = proposal.cut, proposal.log_ratio
 
     def propose(rng, state, it, heat):
-        new, logfactor = model.regrow(state, cut_at(rng, state, it), rng)
+        cut = cut_at(rng, state, it)
+        if cut is None:
+            return None, -math.inf
+        new, r = model.regrow(state, cut, rng)
         if new is None:
             return None, -math.inf
-        return new, ratio(state, new) + logfactor
+        return new, ratio(state, new) + r.log_correction
     return Move(proposal.name, propose)
 
 
@@ -151,11 +154,10 @@ def change_move(model) -> Move:
         if other is None:
             return None, -math.inf
         key, log_q = other
-        out = model.local(state, {node.path: key}, rng)
-        if out is None:
+        new, r = model.local(state, {node.path: key}, rng)
+        if new is None:
             return None, -math.inf
-        new, log_reuse, _ = out
-        return new, log_reuse + log_q + math.log(state.d) - math.log(new.d)
+        return new, r.log_correction + log_q + math.log(state.d) - math.log(new.d)
     return Move("change", propose)
 
 
@@ -184,11 +186,10 @@ def perturb_move(model, k: int = 3) -> Move:
         j = lo + min(int(rng.random() * (hi - lo)), hi - lo - 1)
         if j >= i:
             j += 1
-        out = model.local(state, {node.path: c.key(j)}, rng)
-        if out is None:
+        new, r = model.local(state, {node.path: c.key(j)}, rng)
+        if new is None:
             return None, -math.inf
-        new, log_reuse, _ = out
-        return new, (log_reuse + math.log(_neighbours(i, n, k))
+        return new, (r.log_correction + math.log(_neighbours(i, n, k))
                      - math.log(_neighbours(j, n, k))
                      + math.log(state.d) - math.log(new.d))
     return Move(f"perturb:{k}" if k != 3 else "perturb", propose)
@@ -237,12 +238,11 @@ def swap_move(model) -> Move:
         if not pairs:
             return None, -math.inf
         a, b = pairs[min(int(rng.random() * len(pairs)), len(pairs) - 1)]
-        out = model.local(state, {a.path: b.key, b.path: a.key}, rng)
-        if out is None:
+        new, r = model.local(state, {a.path: b.key, b.path: a.key}, rng)
+        if new is None:
             return None, -math.inf
-        new, log_reuse, log_forced = out
         n_new = len(swap_pairs(new.tree))
-        return new, (log_reuse + log_forced - math.log(a.prob) - math.log(b.prob)
+        return new, (r.log_correction + r.log_forced - r.log_forced_old
                      + math.log(len(pairs)) - math.log(n_new))
     return Move("swap", propose)
 
@@ -311,6 +311,13 @@ def resolve_proposal(model, spec: str) -> str:
         return DEFAULT_MIXTURE
     total = sum(w for _, w in rest)
     return ",".join(f"{n}:{round(w / total, 6):g}" for n, w in rest)
+
+
+def family_moves(model) -> list:
+    """The names of the registered family moves that apply to `model`."""
+    from ..family import load_builtins
+    load_builtins()
+    return [prefix for prefix, fm in _FAMILY_MOVES.items() if fm.applies(model)]
 
 
 def warm_up(spec: str) -> None:

@@ -7,7 +7,8 @@ that a kernel (slpy.mcmc.kernel) can combine any move with the same test.
 
     uc       cut uniformly among the d_T choice points; R = d_T / d_T'
     q0       cut at the root (an independence sampler from the prior); R = 1
-    cycle:N  cut at the k-th choice point in pre-order, k = it mod (N+1); R = 1
+    cycle:N  cut at the k-th choice point in pre-order, k = it mod (N+1) (0: the root;
+             no move when the proof has fewer than k); R = 1
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ __all__ = ["Proposal", "make_proposal", "accept"]
 @dataclass(frozen=True)
 class Proposal:
     name: str
-    cut: Callable           # (rng, state, it) -> path of the cut node
+    cut: Callable           # (rng, state, it) -> path of the cut node, None: no move
     log_ratio: Callable     # (state, new_state) -> log R_q
 
 
@@ -47,12 +48,14 @@ def _zero(state, new):
 def _cycle(n: int) -> Callable:
     def cut(rng, state, it):
         k = it % (n + 1)
-        if k == 0 or state.d == 0:
+        if k == 0:
             return ()
-        for i, node in enumerate(state.tree, 1):
-            if i == k:
-                return node.path
-        return ()  # fewer choice points than k: prune at the root
+        if k > state.d:
+            # Fewer choice points than k: no move. (Pruning at the root instead, as the
+            # paper did, is not reversible: the regrown proof may have k choice points,
+            # and from it the same step cuts at its k-th, never at the root.)
+            return None
+        return state.tree.nth(k - 1).path
     return cut
 
 

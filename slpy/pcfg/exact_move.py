@@ -206,17 +206,24 @@ def exact_move(model, name: str = "exact"):
             return None, -math.inf
         node, depth, hk = E[min(int(rng.random() * len(E)), len(E) - 1)]
         sub, log_prior = block.sample(_rows_of(node), depth, hk, heat, rng)
-        out = model.local(state, forced_choices(node.path, sub), rng, strict=node.path)
-        if out is None:
+        forced = forced_choices(node.path, sub)
+        new, r = model.local(state, forced, rng, strict=node.path)
+        if new is None:
             raise ExactMoveError("the exact move's subtree could not be proved: the prior "
                                  "is not shaped as GROWTREE")
-        new, log_reuse, log_forced = out
-        if not abs(log_forced - log_prior) <= 1e-9 * max(1.0, abs(log_prior)):
-            raise ExactMoveError(f"the exact move's subtree has log prior {log_forced:.12g} "
-                                 f"in the program but {log_prior:.12g} in the grammar: the "
-                                 f"prior is not GROWTREE")
+        if not abs(r.log_forced - log_prior) <= 1e-9 * max(1.0, abs(log_prior)):
+            raise ExactMoveError(f"the exact move's subtree has log prior "
+                                 f"{r.log_forced:.12g} in the program but {log_prior:.12g} "
+                                 f"in the grammar: the prior is not GROWTREE")
+        # The conditional it was drawn from holds the rest of the proof fixed: if the
+        # rest changed (a fresh or dropped choice outside the subtree, a kept one
+        # re-weighed), reject. The reverse move meets the same case, so this is exact.
+        outside = state.d - node.size()
+        if (r.n_fresh or r.log_kept != 0.0
+                or new.d - len(forced) + 1 != outside):
+            return None, -math.inf
         n_new = len(eligible(new.tree))
-        return new, (log_reuse + math.log(len(E)) - math.log(n_new)
+        return new, (math.log(len(E)) - math.log(n_new)
                      - heat * (new.log_lik - state.log_lik))
     return Move(name, propose)
 

@@ -1,7 +1,8 @@
-"""Replay of a recorded proof: regrowing below a cut (Engine.run_replay: choices outside
+"""Replay of a recorded proof (Engine.replay): regrowing below a cut (choices outside
 the cut kept, the cut subtree drawn afresh, rejections, the log factor of kept choices
-whose probability changed), and local mode (Engine.run_local: forced choices, reused
-choices with their probabilities recomputed, fresh draws, and rejections)."""
+whose probability changed), and forced choices (reused choices with their
+probabilities recomputed, fresh draws wherever the old proof has no choice point, and
+rejections)."""
 import math
 
 import numpy as np
@@ -51,9 +52,8 @@ def proof(prog, want):
 
 def local(prog, tree, forced, seed=1):
     goal, names = prog.parse_query("p(X, Y, W)")
-    new, reuse, forced_logp = prog.engine.run_local(goal, tree, forced,
-                                                    np.random.default_rng(seed))
-    return new, reuse, forced_logp, tuple(str(deref(names[v])) for v in "XYW")
+    r = prog.engine.replay(goal, tree, np.random.default_rng(seed), forced=forced)
+    return r.tree, r.log_kept, r.log_forced, tuple(str(deref(names[v])) for v in "XYW")
 
 
 def clause(prog, name, n):
@@ -110,11 +110,11 @@ def test_the_reverse_move_gives_the_proof_back(prog):
         [(n.path, n.chosen, n.prob) for n in t]
 
 
-# -- regrow (run_replay) ---------------------------------------------------------------------
+# -- regrow (a cut) --------------------------------------------------------------------------
 def regrow(prog, tree, cut, seed):
     goal, names = prog.parse_query("p(X, Y, W)")
-    new, factor = prog.engine.run_replay(goal, tree, cut, np.random.default_rng(seed))
-    return new, factor, tuple(str(deref(names[v])) for v in "XYW")
+    r = prog.engine.replay(goal, tree, np.random.default_rng(seed), cut=cut)
+    return r.tree, r.log_kept, tuple(str(deref(names[v])) for v in "XYW")
 
 
 def test_regrowing_a_leaf_keeps_every_choice_outside_the_cut(prog):
@@ -181,7 +181,7 @@ def test_a_kept_choice_that_is_no_longer_possible_rejects(prog):
     assert prog.engine.replay_run is None
 
 
-def test_a_path_that_is_not_in_the_recorded_proof_rejects(prog):
+def test_a_choice_point_the_old_proof_lacks_is_drawn_fresh_wherever_it_is():
     p = Program()
     p.consult_text("""
         0.5 :: s(X) :- t(X).
@@ -200,13 +200,71 @@ def test_a_path_that_is_not_in_the_recorded_proof_rejects(prog):
             break
     # the recorded s(none) has no t below it: regrowing u keeps s(none)
     goal, names = p.parse_query("q(X, Y)")
-    new, _ = p.engine.run_replay(goal, tree, (1,), np.random.default_rng(0))
+    r = p.engine.replay(goal, tree, np.random.default_rng(0), cut=(1,))
     assert str(deref(names["X"])) == "none"
-    # forcing a proof through the recorded tree where a different predicate is called
-    # at a kept path rejects
+    # a recorded tree whose paths hold other predicates (u first, then s): nothing is
+    # kept, every choice is drawn fresh and the recorded ones are dropped
     from slpy.logic.proof import ProofNode
     wrong = ProofNode(None, ())
-    wrong.children = [tree.children[1], tree.children[0]]   # u first, then s
+    wrong.children = [tree.children[1], tree.children[0]]
+    wrong._size = tree._size
     goal, _ = p.parse_query("q(X, Y)")
-    with pytest.raises(ReplayReject):
-        p.engine.run_replay(goal, wrong, (5,), np.random.default_rng(0))
+    r = p.engine.replay(goal, wrong, np.random.default_rng(0), cut=(5,))
+    assert r.n_fresh == r.tree.size() and r.log_kept == 0.0
+
+
+AGREE = """
+0.5 :: c(1).
+0.5 :: c(2).
+top(X-Y) :- c(X), g(X, Y).
+g(1, 0).
+g(2, Y) :- c(Y).
+0.6 :: n(sg).
+0.4 :: n(pl).
+0.3 :: v(sg).
+0.2 :: v(pl).
+0.5 :: v(_).
+agree(N-M) :- n(N), v(N), c(M).
+"""
+
+
+def test_regrowing_inside_reaches_new_choice_points_outside():
+    # top(1-0) has one choice point; regrowing it to c(2) needs g's c(Y), which the
+    # old proof lacks: drawn fresh (not a rejection), with nothing kept
+    p = Program()
+    p.consult_text(AGREE)
+    rng = np.random.default_rng(0)
+    while True:
+        goal, names = p.parse_query("top(T)")
+        _, tree, _ = p.engine.run_sampling(goal, rng, record=True)
+        if str(deref(names["T"])) == "1-0":
+            break
+    seen = set()
+    for seed in range(40):
+        goal, names = p.parse_query("top(T)")
+        r = p.engine.replay(goal, tree, np.random.default_rng(seed), cut=(0,))
+        seen.add(str(deref(names["T"])))
+        assert r.log_correction == 0.0
+        assert r.n_fresh == r.tree.size()
+    assert seen == {"1-0", "2-1", "2-2"}
+
+
+def test_a_head_that_does_not_match_counts_in_the_normaliser():
+    # v(sg) matches two of v's three clauses: drawn among them (q = w / 0.8), its
+    # target probability is w / 1.0; lam = log 0.8 records the difference
+    p = Program()
+    p.consult_text(AGREE)
+    goal, _ = p.parse_query("agree(X)")
+    ok, tree, _ = p.engine.run_sampling(goal, np.random.default_rng(1), record=True)
+    goal, _ = p.parse_query("agree(X)")
+    r = p.engine.replay(goal, tree, np.random.default_rng(2), cut=())
+    v = r.tree.children[1]
+    assert v.lam == pytest.approx(math.log(0.8))
+    assert r.fresh_lam == pytest.approx(math.log(0.8))
+    # regrowing from the root drops every recorded choice: their lam is stale (a
+    # proof drawn by sampling records none; the sampler's states are replayed ones)
+    assert r.stale_lam == 0.0
+    goal, _ = p.parse_query("agree(X)")
+    r2 = p.engine.replay(goal, r.tree, np.random.default_rng(3), cut=())
+    assert r2.stale_lam == pytest.approx(math.log(0.8))
+    assert r2.log_correction == pytest.approx(r2.fresh_lam - r2.stale_lam)

@@ -223,7 +223,8 @@ def test_replay_keeps_choices_outside_the_cut():
     nodes = tree.nodes_by_path()
     for cut in list(nodes):
         goal, _ = p.parse_query("[2] :: cart(T)")
-        new, factor = eng.run_replay(goal, tree, cut, np.random.default_rng(1))
+        r = eng.replay(goal, tree, np.random.default_rng(1), cut=cut)
+        new, factor = r.tree, r.log_kept
         assert factor == 0.0  # context-free prior: kept probabilities never change
         newn = new.nodes_by_path()
         for path, old in nodes.items():
@@ -248,7 +249,7 @@ def test_replay_reuses_untouched_subproofs():
     # cut the first leaf-level node; siblings' subtrees must be reused as they were
     deepest = max(tree, key=lambda n: len(n.path))
     goal, _ = p.parse_query("[2] :: cart(T)")
-    new, _ = eng.run_replay(goal, tree, deepest.path, np.random.default_rng(4))
+    new = eng.replay(goal, tree, np.random.default_rng(4), cut=deepest.path).tree
     old = tree.nodes_by_path()
     shared = [n for n in new if n.path in old and old[n.path] is n]
     assert shared, "untouched subtrees are grafted, not re-proved"
@@ -274,7 +275,8 @@ def test_replay_compares_guards_too():
         t_node = tree.children[0]
         u_old = tree.children[-1]
         goal, vs = p.parse_query("top(X)")
-        new, factor = eng.run_replay(goal, tree, t_node.path, rng)
+        r = eng.replay(goal, tree, rng, cut=t_node.path)
+        new, factor = r.tree, r.log_kept
         u_new = new.children[-1]
         n_old = u_old.guard.args[0]
         n_new = u_new.guard.args[0]
