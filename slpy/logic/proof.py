@@ -126,7 +126,13 @@ class ProofNode:
                 raise IndexError("pre-order index out of range")
 
     def log_prob(self) -> float:
+        """The log probability the proof was drawn with (sampling's own)."""
         return sum(math.log(n.prob) for n in self)
+
+    def log_target(self) -> float:
+        """The log of the proof's unnormalised prior as the sampler targets it (each
+        choice over all its predicate's clauses: slpy.logic.replay)."""
+        return sum(math.log(n.prob) + n.lam for n in self)
 
     def nodes_by_path(self) -> dict:
         if self._by_path is None:

@@ -90,7 +90,7 @@ def enumerate_target(model, max_proofs: int = 20000, min_prob: float = 0.0) -> T
             lost += math.exp(lp)
             continue
         # the replayed proof's target probability must be the enumeration's
-        mine = sum(math.log(n.prob) + n.lam for n in st.tree)
+        mine = st.tree.log_target()
         if abs(mine - lp) > 1e-9 * max(1.0, abs(lp)):
             raise AssertionError(f"a replayed proof has log probability {mine:.12g}, its "
                                  f"enumeration {lp:.12g}")

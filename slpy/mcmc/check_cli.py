@@ -99,28 +99,6 @@ def sampler_check(prior, data, rows, columns, params, query, family, target, pro
 def sampler_check_command(*args):
     """sampler_check() with its errors as one line each, as `slpy run` words them: 2
     for bad input, 1 for the prior's."""
-    import sys
-
-    import click
-
-    from ..data import DataError
-    from ..family import FamilyError
-    from ..lang.syntax_errors import format_load_error
-    from ..logic.kinds import Halt
-    from ..logic.program import LoadErrors
-    from ..terms.term import PrologError
-    try:
+    from .cli import one_line_errors
+    with one_line_errors("checked"):
         return sampler_check(*args)
-    except (RunError, DataError, FamilyError) as e:
-        raise click.UsageError(str(e).splitlines()[0]) from None
-    except LoadErrors as e:
-        for err in sorted(e.errors, key=lambda x: getattr(x, "line", 0) or 0):
-            click.echo(format_load_error(err), err=True)
-        sys.exit(1)
-    except Halt:
-        raise click.ClickException("the prior called halt while it was checked") from None
-    except PrologError as e:
-        raise click.ClickException(
-            f"the prior raised an error: {str(e).splitlines()[0]}") from None
-    except ValueError as e:   # a bad --proposal, a query without one model variable
-        raise click.UsageError(str(e).splitlines()[0]) from None

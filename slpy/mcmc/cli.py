@@ -6,6 +6,7 @@ was done: `slpy run --resume DIR` continues).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -197,9 +198,12 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical
         sys.exit(130)
 
 
-def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
-    """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
-    from .run import run, RunError
+@contextlib.contextmanager
+def one_line_errors(doing: str = "sampled", kept: str = ""):
+    """A command body's errors as one line each: a usage error (exit 2) for bad input,
+    1 for the prior's; `doing`: what was done with the prior, `kept`: what of the
+    work is kept (said after the prior's errors)."""
+    from .run import RunError
     from ..errors import WorkerError
     from ..data import DataError, MissingValueError
     from ..terms.term import PrologError
@@ -208,9 +212,7 @@ def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
     from ..runs import RunDirError
     from ..lang.syntax_errors import format_load_error
     try:
-        return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
-                   warn=lambda line: click.echo(line, err=True), backend=backend,
-                   scheduler=scheduler)
+        yield
     except MissingValueError as e:
         raise click.UsageError(f"{e} (--missing drop leaves such rows out; --missing "
                                f"split keeps them)") from None
@@ -221,15 +223,25 @@ def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
             click.echo(format_load_error(err), err=True)
         sys.exit(1)
     except Halt:
-        raise click.ClickException("the prior called halt while it was sampled") from None
+        raise click.ClickException(f"the prior called halt while it was {doing}") from None
     except WorkerError as e:
         raise click.ClickException(f"a chain failed on a worker: {e}") from None
     except PrologError as e:
-        kept = f" (the chains' traces so far are in {out})" if backend == "loky" else ""
         raise click.ClickException(
             f"the prior raised an error: {str(e).splitlines()[0]}{kept}") from None
     except ValueError as e:   # the query does not name one model variable, ...
         raise click.UsageError(str(e).splitlines()[0]) from None
+
+
+def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
+    """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
+    from .run import run
+    kept = f" (the chains' traces so far are in {out})" if backend == "loky" else ""
+    try:
+        with one_line_errors("sampled", kept):
+            return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
+                       warn=lambda line: click.echo(line, err=True), backend=backend,
+                       scheduler=scheduler)
     except KeyboardInterrupt:  # with --jobs: the workers' traces are written as they go
         click.echo(f"interrupted: continue with  slpy run --resume {out}", err=True)
         sys.exit(130)
