@@ -185,8 +185,12 @@ class Replay:
         forced key or _NONE); commits every earlier choice."""
         i = pn.nch
         pn.nch = i + 1
-        path = pn.path + (i,)
         po = pn.old
+        if po is None and not self.forced:
+            # below a fresh choice point with nothing forced: fresh, its path unneeded
+            del eng.cps[self.fence + 1:]
+            return None, None, _NONE
+        path = pn.path + (i,)
         old = po.children[i] if po is not None and i < len(po.children) else None
         if old is not None and (old.pred is not pred or path == self.cut):
             old = None
