@@ -379,3 +379,15 @@ def test_a_newer_run_format_is_refused(tmp_path):
     (out / "manifest.json").write_text(json.dumps(dict(m, format="slpy-run/9")))
     for args in (("predict", out, "--data", KYPH), ("run", "--resume", out)):
         assert "format 'slpy-run/9'" in error(cli(*args), 2 if args[0] == "run" else 1)
+
+
+def test_every_package_of_slpy_is_installed():
+    # pyproject.toml lists the packages a wheel holds: a folder of slpy/ missing there
+    # works in the editable install of the tests and breaks `pip install .`
+    import tomllib
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    folders = {".".join(p.parent.relative_to(root).parts)
+               for p in (root / "slpy").rglob("*.py") if "__pycache__" not in p.parts}
+    assert folders <= listed, f"add to pyproject.toml's packages: {sorted(folders - listed)}"
