@@ -126,6 +126,15 @@ def _param_terms(program, pairs):
     return out
 
 
+def _check_params(program):
+    """-p values outside the domains the prior declares: a usage error naming -p."""
+    from .logic.params import ParamError
+    try:
+        program.check_params()
+    except ParamError as e:
+        raise click.BadParameter(str(e), param_hint="'-p'") from None
+
+
 def _params_option(f):
     return click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
                         help="Set a prior parameter (param/2); VALUE is a Prolog term. "
@@ -147,22 +156,31 @@ def _data_options(f):
                              "builtins (data_rows/1, splits, ...).")(f)
 
 
-def _attach_data(program, data, target, missing="drop", priors=(), categorical=None):
+def _attach_data(program, data, target, missing="drop", priors=(), categorical=None,
+                 limits=None):
     """Load the CSV file and give it to the program (a usage error when it does not
     load; a warning that counts the rows left out for a missing value). A prior that
-    declares `:- model_family(bn).` gets the data as network variables."""
+    declares `:- model_family(bn).` gets the data as network variables (`limits`: the
+    Program() limits its family is read under)."""
     if data is None:
         if target is not None:
             raise click.UsageError("--target needs --data")
         return
     from .family import declared_family
-    if next((f for f in map(declared_family, priors) if f), None) == "bn":
+    try:
+        family = next((f for f in (declared_family(p, limits) for p in priors) if f), None)
+    except LoadErrors as e:           # the prior did not load in its limits
+        raise click.ClickException(format_load_error(e.errors[0])) from None
+    if family == "bn":
         from .bn.data import load_discrete_csv
         from .data import DataError
         try:
-            program.attach("bn", load_discrete_csv(data))
+            dd = load_discrete_csv(data)
         except DataError as e:
             raise click.BadParameter(str(e), param_hint="'--data'") from None
+        for line in dd.column_warnings():
+            click.echo(line, err=True)
+        program.attach("bn", dd)
         return
     program.attach_data(load_data(data, target, missing, categorical=categorical))
 
@@ -184,19 +202,21 @@ def _pure_option(f):
               help="History file (default: $SLPY_HISTORY or ~/.slpy_history).")
 @_data_options
 @_limits.options()
+@_limits.allow_load_option
 @click.option("-q", "--quiet", is_flag=True, help="No banner.")
 @_guarded
 def repl(files, seed, pure, params, history, data, target, missing, categorical, timeout,
-         max_steps, max_memory, quiet):
+         max_steps, max_memory, allow_load, quiet):
     """Interactive top level: load FILES, then answer queries."""
     from . import repl as repl_mod
     pairs = _param_pairs(params)
     ctx = click.get_current_context()
+    limits = _limits.program_limits(timeout, max_steps, max_memory, allow_load)
     return repl_mod.run(files, seed=seed, pure=pure, params=pairs, history=history,
                         quiet=quiet, debug=bool(ctx.find_root().params.get("debug")),
                         setup=lambda program: _attach_data(program, data, target, missing,
-                                                           files, categorical),
-                        limits=_limits.program_limits(timeout, max_steps, max_memory))
+                                                           files, categorical, limits),
+                        limits=limits)
 
 
 # -- sample -----------------------------------------------------------------------------------
@@ -212,8 +232,9 @@ def _load_or_report(program, path) -> bool:
     except PrologError as e:
         click.echo(f"Error: {path}: {format_error(e)}", err=True)
         return False
-    except Halt:
-        click.echo(f"Error: {path}: halt called while loading", err=True)
+    except Halt as h:
+        click.echo(f"Error: {getattr(h, 'where', None) or path}: halt called while "
+                   f"loading", err=True)
         return False
     return True
 
@@ -252,15 +273,17 @@ def default_query(program, path) -> str | None:
               help="text: one answer a line, in writeq form; json: one JSON object a "
                    "line with bindings, log probability and proof tree.")
 @_limits.options(what="sample")
+@_limits.allow_load_option
 @_data_options
 @_guarded
-def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_memory, data,
-           target, missing, categorical):
+def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_memory,
+           allow_load, data, target, missing, categorical):
     """Draw samples from a prior and print them."""
     import numpy as np
     pairs = _param_pairs(params)
-    p = Program(**_limits.program_limits(timeout, max_steps, max_memory))
-    _attach_data(p, data, target, missing, [prior], categorical)
+    limits = _limits.program_limits(timeout, max_steps, max_memory, allow_load)
+    p = Program(**limits)
+    _attach_data(p, data, target, missing, [prior], categorical, limits)
     terms = _param_terms(p, pairs)
     for name, value in terms:
         p.set_param(name, value)
@@ -272,6 +295,7 @@ def sample(prior, query, num, seed, params, pure, fmt, timeout, max_steps, max_m
             raise click.BadParameter(
                 f"{name}: {prior} declares no parameter {name} (declared: {declared})",
                 param_hint="'-p'")
+    _check_params(p)
     if query is None:
         query = default_query(p, prior)
         if query is None:
@@ -375,10 +399,11 @@ def _model_trees(program, values, varnames):
               help="--sampler: the seed of the draws and moves.")
 @click.option("--max-proofs", type=click.IntRange(min=1), default=20000, show_default=True,
               help="--sampler: refuse instances with more proofs than this.")
-@_limits.options(timeout=10.0, what="directive run while loading")
+@_limits.options(timeout=_limits.LOAD_TIMEOUT, what="directive run while loading")
+@_limits.allow_load_option
 @_guarded
 def check(files, strict, sampler, data, rows, columns, params, query, family, target, proposals,
-          draws, steps, seed, max_proofs, timeout, max_steps, max_memory):
+          draws, steps, seed, max_proofs, timeout, max_steps, max_memory, allow_load):
     """Load programs and report errors and warnings; with --sampler, check that the
     sampler's moves are exact on a prior."""
     if sampler:
@@ -393,7 +418,8 @@ def check(files, strict, sampler, data, rows, columns, params, query, family, ta
     if data or rows or columns or params or query or family or proposals:
         raise click.UsageError("--data, --rows, --columns, -p, --query, --family and "
                                "--proposal are options of --sampler")
-    probs = check_program(files, **_limits.program_limits(timeout, max_steps, max_memory))
+    probs = check_program(files, **_limits.program_limits(timeout, max_steps, max_memory,
+                                                           allow_load))
     for line in probs.lines():
         click.echo(line)
     ne, nw = probs.count("error"), probs.count("warning")
@@ -415,9 +441,31 @@ def _register_commands():
         pass
     else:
         main.add_command(exact, "exact")
+    from .mcmc.compare_cli import compare_cmd
+    main.add_command(compare_cmd, "compare")
     from .report.cli import predict_cmd, report_cmd
     main.add_command(report_cmd, "report")
     main.add_command(predict_cmd, "predict")
+    main.add_command(help_cmd, "help")
+
+
+@click.command("help")
+@click.argument("command", required=False)
+@_guarded
+def help_cmd(command):
+    """Show the help of slpy, or of COMMAND (as `slpy COMMAND --help`)."""
+    root = click.get_current_context().find_root()
+    if command is None:
+        click.echo(root.get_help())
+        return 0
+    cmd = main.get_command(root, command)
+    if cmd is None:
+        raise click.BadParameter(f"no command {command!r} (the commands: "
+                                 f"{', '.join(main.list_commands(root))})",
+                                 param_hint="'COMMAND'")
+    with click.Context(cmd, info_name=command, parent=root) as sub:
+        click.echo(cmd.get_help(sub))
+    return 0
 
 
 _register_commands()

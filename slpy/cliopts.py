@@ -2,7 +2,9 @@
 column (--target), missing values (--missing), finite numbers, run directories."""
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 
 import click
 
@@ -81,7 +83,21 @@ def load_data(path, target, missing, what="--data", like=None, categorical=None)
         click.echo(dropped_warning(path, ds.n_dropped, ds.n_rows + ds.n_dropped), err=True)
     if ds.unseen:
         click.echo(unseen_note(path, ds.unseen), err=True)
+    if like is None:
+        for line in ds.column_warnings():
+            click.echo(line, err=True)
     return ds
+
+
+def data_notes(cfg, train, test) -> list:
+    """`slpy run`'s lines about its data: columns of the training data no model can
+    learn from (an identifier, a constant), and levels of --test rows the training
+    data lack."""
+    out = list(train.column_warnings()) if hasattr(train, "column_warnings") else []
+    unseen = getattr(test, "unseen", None)
+    if unseen and cfg.get("test"):
+        out.append(unseen_note(cfg["test"], unseen))
+    return out
 
 
 def unseen_note(path, unseen: dict) -> str:
@@ -92,3 +108,52 @@ def unseen_note(path, unseen: dict) -> str:
     return (f"note: {path}: {rows} value{'s' if rows != 1 else ''} of a level the "
             f"training data lack ({'; '.join(parts)}): each goes to the side of each "
             f"split with more training rows")
+
+
+# HOST:PORT or SCHEME://HOST:PORT (dask's tcp://, tls://, Ray's ray://), or Ray's `auto`
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)"
+                      r":\d{1,5}/?$")
+
+
+def scheduler_address(ctx, param, value):
+    """--scheduler's callback: an address a cluster can have, else a usage error
+    naming the option (before anything starts)."""
+    if value is None or value == "auto" or _ADDRESS.match(value.strip()):
+        return None if value is None else value.strip()
+    raise click.BadParameter(f"{value!r} is not a cluster address: give HOST:PORT or "
+                             f"SCHEME://HOST:PORT, e.g. tcp://10.0.0.5:8786", ctx, param)
+
+
+COMPILING = "compiling the kernels (first run only)"
+
+
+@contextlib.contextmanager
+def compile_notice(quiet: bool = False):
+    """While a command runs: one line on standard error when numba compiles a kernel
+    rather than loading it from its cache (a cold cache: the first run after an install
+    or an upgrade, which takes a minute or two before any progress shows)."""
+    if quiet:
+        yield
+        return
+    from numba.core import event
+    from ._numba_config import CACHE_DIR
+
+    class Notice(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                click.echo(COMPILING if CACHE_DIR else
+                           "compiling the kernels (no writable cache directory: every "
+                           "run)", err=True)
+
+        def on_end(self, ev):
+            pass
+
+    notice = Notice()
+    event.register("numba:compile", notice)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", notice)

@@ -1,4 +1,5 @@
-"""Convergence diagnostics for several chains: rank-normalised split R-hat and bulk ESS.
+"""Convergence diagnostics for several chains: rank-normalised split R-hat, bulk and
+tail ESS.
 
 Vehtari, Gelman, Simpson, Carpenter & Buerkner (2021), "Rank-normalization, folding,
 and localization: an improved R-hat for assessing convergence of MCMC", Bayesian
@@ -16,6 +17,8 @@ ArviZ. Only numpy and SciPy are needed.
   W = mean of the chains' variances (both with ddof 1).
 - *rank R-hat* = max(R-hat(z(split x)), R-hat(z(|split x - median|))): the bulk and the
   folded (tail) versions.
+- *tail ESS* = the smaller ESS of the split indicators of x at or below its 5% and its
+  95% quantile (without rank-normalising): how well the chains know the tails.
 - *bulk ESS* = S / tau for z(split x), tau = -1 + 2 sum_t rho_t, the autocorrelations
   rho_t combined across chains and summed with Geyer's initial positive and
   monotone sequence; tau is at least 1 / log10(S).
@@ -30,7 +33,7 @@ import math
 import numpy as np
 from scipy import fft, stats
 
-__all__ = ["rhat", "ess", "RHAT_LIMIT", "trace_diagnostics", "equal_length"]
+__all__ = ["rhat", "ess", "ess_tail", "RHAT_LIMIT", "trace_diagnostics", "equal_length"]
 
 #: R-hat above this suggests the chains have not mixed (Vehtari et al. 2021).
 RHAT_LIMIT = 1.01
@@ -136,21 +139,33 @@ def ess(x: np.ndarray) -> float:
     return _ess_raw(_z_scale(_split(a)))
 
 
-def trace_diagnostics(traces: dict) -> dict:
-    """R-hat and bulk ESS of each named trace {name: array (n_chains, n_draws)}.
+def ess_tail(x: np.ndarray) -> float:
+    """Tail effective sample size of draws x[chain, draw]: the smaller ESS of the
+    split indicators of x <= its 5% and its 95% quantile (ArviZ's
+    method "tail"); nan as ess()."""
+    a = _as_chains(x, 1)
+    if a is None:
+        return math.nan
+    return min(_ess_raw(_split((a <= np.quantile(a, q)).astype(float)))
+               for q in (0.05, 0.95))
 
-    Returns {name: {"rhat": float | None, "ess_bulk": float | None}} (None for nan
-    or inf, which JSON cannot hold) and "rhat_warning": the names whose R-hat is
+
+def trace_diagnostics(traces: dict) -> dict:
+    """R-hat, bulk and tail ESS of each named trace {name: array (n_chains, n_draws)}.
+
+    Returns {name: {"rhat": float | None, "ess_bulk": ..., "ess_tail": ...}} (None for
+    nan or inf, which JSON cannot hold) and "rhat_warning": the names whose R-hat is
     above RHAT_LIMIT (inf included), for the summaries of runs and reports.
     """
     out: dict = {}
     warn = []
     for name, x in traces.items():
-        r, e = rhat(x), ess(x)
+        r, e, t = rhat(x), ess(x), ess_tail(x)
         if r > RHAT_LIMIT:            # False for nan, True for inf
             warn.append(name)
         out[name] = {"rhat": round(r, 6) if math.isfinite(r) else None,
-                     "ess_bulk": round(e, 2) if math.isfinite(e) else None}
+                     "ess_bulk": round(e, 2) if math.isfinite(e) else None,
+                     "ess_tail": round(t, 2) if math.isfinite(t) else None}
     out["rhat_warning"] = warn
     return out
 

@@ -8,7 +8,8 @@ This module imports nothing, so every layer can use it.
 """
 from __future__ import annotations
 
-__all__ = ["PicklableError", "RunError", "WorkerError", "portable"]
+__all__ = ["PicklableError", "RunError", "RunDirError", "TraceError", "WorkerError",
+           "WriteError", "portable"]
 
 
 class PicklableError(Exception):
@@ -28,6 +29,34 @@ def _restore(cls, args, state):
 class RunError(PicklableError):
     """A bad setting or input of a run (``slpy run``, the estimators, a model family
     reading a run's data): the message is one line for the user."""
+
+
+class RunDirError(PicklableError):
+    """A run directory that cannot be used as asked: one line for the user
+    (slpy.runs)."""
+
+
+class TraceError(RunDirError):
+    """A trace that cannot be resumed from or read: one line for the user."""
+
+
+class WriteError(PicklableError):
+    """An output file that could not be written (a full disk, a file size limit, no
+    permission): the message is one line naming the file; `errno` says why."""
+    path = None
+    errno = None
+
+    @classmethod
+    def of(cls, path, error: OSError) -> "WriteError":
+        e = cls(f"cannot write {path}: {error.strerror or error}")
+        e.path, e.errno = str(path), error.errno
+        return e
+
+    @property
+    def no_space(self) -> bool:
+        """The disk (or a quota, or a file size limit) is full: more space helps."""
+        import errno
+        return self.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 
 
 class WorkerError(PicklableError, RuntimeError):

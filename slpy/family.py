@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .logic.plugins import load as load_plugins
 from .logic.program import LoadErrors, Program
+from .terms.term import PrologError
 
 __all__ = ["ModelFamily", "Scorer", "register", "get", "names", "FamilyError",
            "declared_family", "holdout_rng"]
@@ -155,13 +156,21 @@ def names() -> list:
     return sorted(_FAMILIES)
 
 
-def declared_family(path) -> str | None:
+def declared_family(path, limits: dict | None = None) -> str | None:
     """The family a prior file declares with `:- model_family(Name).`, or None (also
-    when it does not load: its errors are reported where it is loaded for real)."""
-    p = Program()
+    when it does not load: its errors are reported where it is loaded for real), read
+    under `limits` (Program() keyword arguments). A load stopped by a limit is raised
+    (LoadErrors), so that a looping directive runs once, not here and again."""
+    from .logic.kinds import Halt
+    from .logic.sandbox import is_resource_error
+    p = Program(**(limits or {}))
     try:
         p.consult(path)
-    except (LoadErrors, OSError):
+    except LoadErrors as e:
+        if any(is_resource_error(x) for x in e.errors):
+            raise LoadErrors([x for x in e.errors if is_resource_error(x)]) from None
+        return None
+    except (OSError, Halt, PrologError):
         return None
     return getattr(p, "model_family", None)
 

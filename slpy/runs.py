@@ -11,16 +11,21 @@ the one module that writes and reads it (every other goes through :class:`RunDir
                       (predictions_exact.csv: slpy exact's)
     samples_exact.csv slpy exact's posterior samples
     trees/*.json      the top trees (slpy-tree/1 JSON); models/*.json other families'
-    chain_I/trace.csv     (MCMC) one row per kept iteration of chain I: trace_columns
+    chain_I/trace.csv     (MCMC) one row per kept iteration of chain I (slpy.traces)
     chain_I/models.csv    the chain's models by id (the trace names them by id), with
                           their visit counts
 
 Files are written with a fixed column order and number formatting so that the same
-run gives the same bytes (all but timing.json).
+run gives the same bytes (all but timing.json). A file that cannot be written (a full
+disk) is a WriteError naming it; a JSON file or models.csv is replaced whole, never
+left half written. A file that does not read as it was written is a RunDirError
+naming its line.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -30,7 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import PicklableError
+# the errors and the trace's columns are used from here too
+from .errors import RunDirError, TraceError, WriteError  # noqa: F401
+from .traces import (TRACE_NUMERIC, TraceFile, check_trace, read_trace,  # noqa: F401
+                     trace_columns)
 
 FORMAT = "slpy-run/2"
 FORMATS = ("slpy-run/1", FORMAT)   # 1: the runs written before the manifest
@@ -41,28 +49,10 @@ RUN_DIRS = ("trees", "report")
 MODEL_COLUMNS = ["rank", "model", "count", "prob", "log_lik", "leaves", "depth"]
 
 
-TRACE_NUMERIC = ("iter", "model", "log_lik", "d", "accepted")   # and the family's
-
-
 def model_columns(stats=("leaves", "depth")) -> list:
     """models.csv's columns: the family's traced integers after log_lik (trees:
     MODEL_COLUMNS)."""
     return MODEL_COLUMNS[:5] + list(stats)
-
-
-def trace_columns(stats=("leaves", "depth"), tempered: bool = False) -> list:
-    """chain_I/trace.csv's columns: the family's traced integers after log_lik, and
-    the swaps of a tempered chain ("i-j:0|1" pairs joined by ";")."""
-    return ["iter", "model", "log_lik", *stats, "d", "accepted"] + (["swap"] if tempered
-                                                                    else [])
-
-
-def _trace_row(it, model, log_lik, stats, d, accepted, swaps, tempered) -> list:
-    row = [int(it), int(model), repr(round(float(log_lik), 10)), *map(int, stats), int(d),
-           int(accepted)]
-    if tempered:
-        row.append(";".join(f"{i}-{j}:{int(ok)}" for i, j, ok in swaps))
-    return row
 
 
 def _fmt(x):
@@ -71,12 +61,29 @@ def _fmt(x):
     return x
 
 
-class RunDirError(PicklableError):
-    """A run directory that cannot be used as asked: one line for the user."""
+def _writes(method):
+    """A RunDir writer whose OSError (a full disk, a file size limit) is a WriteError
+    naming the file; what was written before stays as it was."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kw):
+        try:
+            return method(self, *args, **kw)
+        except OSError as e:
+            raise WriteError.of(e.filename or self.path, e) from None
+    return wrapper
 
 
-class TraceError(RunDirError):
-    """A trace that cannot be resumed from or read: one line for the user."""
+@contextlib.contextmanager
+def _replacing(path: Path):
+    """A file written whole beside `path`, then put in its place (no half file)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise WriteError.of(path, e) from None
 
 
 class RunDir:
@@ -128,10 +135,9 @@ class RunDir:
         return self.path / f"chain_{index}" / name
 
     def write_json(self, name: str, data: dict) -> None:
-        tmp = self.file(name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=_json_default)
-                       + "\n")
-        os.replace(tmp, self.file(name))
+        with _replacing(self.file(name)) as tmp:
+            tmp.write_text(json.dumps(data, indent=2, sort_keys=True,
+                                      default=_json_default) + "\n")
 
     def read_json(self, name: str) -> dict:
         return json.loads(self.file(name).read_text())
@@ -159,6 +165,8 @@ class RunDir:
             raise RunDirError(f"{self.path}: {missing}")
         try:
             return json.loads(f.read_text())
+        except json.JSONDecodeError as e:
+            raise RunDirError(f"{f}:{e.lineno}:{e.colno}: not JSON ({e.msg})") from None
         except (OSError, ValueError) as e:
             raise RunDirError(f"{self.path}: unreadable {name} ({e})") from None
 
@@ -189,6 +197,7 @@ class RunDir:
     def write_timing(self, timing: dict) -> None:
         self.write_json("timing.json", timing)
 
+    @_writes
     def write_summary(self, summary: dict, text: str) -> None:
         self.write_json("summary.json", summary)
         self.file("summary.txt").write_text(text.rstrip("\n") + "\n")
@@ -197,14 +206,13 @@ class RunDir:
         """rows: dicts with the keys of model_columns(stats) (count or prob may be
         empty)."""
         cols = model_columns(stats)
-        tmp = self.file("models.csv.tmp")
-        with open(tmp, "w", newline="") as f:
+        with _replacing(self.file("models.csv")) as tmp, open(tmp, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
             for i, r in enumerate(rows, 1):
                 w.writerow([i] + [_fmt(r.get(k, "")) for k in cols[1:]])
-        os.replace(tmp, self.file("models.csv"))
 
+    @_writes
     def write_predictions(self, classes, probs, y_true=None, method: str = "mcmc") -> None:
         """Per-row posterior class probabilities (columns follow `classes`)."""
         name = "predictions.csv" if method == "mcmc" else f"predictions_{method}.csv"
@@ -218,6 +226,7 @@ class RunDir:
     def write_tree(self, name: str, tree) -> None:
         self.write_model("trees", name, tree)
 
+    @_writes
     def write_model(self, folder: str, name: str, model) -> None:
         """A drawn model (ModelFamily.describe) as folder/name.json, if it has a
         to_json()."""
@@ -246,14 +255,25 @@ class RunDir:
         try:
             with open(f, newline="") as fh:
                 rows = list(csv.reader(fh))
-            header = rows[0]
-            cols = [i for i, h in enumerate(header) if h.startswith("p_")]
-            probs = np.array([[float(r[i]) for i in cols] for r in rows[1:]], dtype=float)
-            true = [r[header.index("true")] for r in rows[1:]]
-        except (OSError, IndexError, ValueError) as e:
+        except (OSError, ValueError, csv.Error) as e:
             raise RunDirError(f"{f}: not a predictions file ({e})") from None
-        return [header[i][2:] for i in cols], probs.reshape(len(rows) - 1, len(cols)), true
+        header = rows[0] if rows else []
+        if "true" not in header:
+            raise RunDirError(f"{f}:1: not the header of a predictions file")
+        cols = [i for i, h in enumerate(header) if h.startswith("p_")]
+        probs = []
+        for line, r in enumerate(rows[1:], 2):
+            try:
+                if len(r) != len(header):
+                    raise ValueError(f"{len(r)} fields where the header has {len(header)}")
+                probs.append([float(r[i]) for i in cols])
+            except ValueError as e:
+                raise RunDirError(f"{f}:{line}: {e}") from None
+        true = [r[header.index("true")] for r in rows[1:]]
+        return ([header[i][2:] for i in cols],
+                np.array(probs, dtype=float).reshape(len(rows) - 1, len(cols)), true)
 
+    @_writes
     def write_samples_exact(self, rows) -> None:
         """slpy exact's samples: rows of (model, log probability), numbered from 1."""
         with open(self.file("samples_exact.csv"), "w", newline="") as f:
@@ -283,64 +303,15 @@ class RunDir:
                           swaps.get(r, ()))
 
     def read_trace(self, index: int) -> dict:
-        """A chain's trace as arrays (iter, model, log_lik, the family's traced
-        integers, d, accepted) plus "swap": the swap column's entries ("" untempered).
-        A cut last row (the run was killed while writing it) is left out."""
-        path = self.chain_file(index, "trace.csv")
-        try:
-            with open(path, newline="") as f:
-                rows = list(csv.reader(f))
-        except OSError as e:
-            raise TraceError(f"{path}: cannot read the trace ({e.strerror})") from None
-        if not rows:
-            raise TraceError(f"{path}: empty trace (no header)")
-        header = rows[0]
-        missing = [c for c in TRACE_NUMERIC if c not in header]
-        if missing:
-            raise TraceError(f"{path}: not an slpy trace (no column {missing[0]!r})")
-        body = [r for r in rows[1:] if len(r) == len(header)]
-        cols = list(zip(*body)) if body else [()] * len(header)
-        out = {}
-        for c, values in zip(header, cols):
-            if c != "swap":
-                try:
-                    out[c] = np.array(values, dtype=float)
-                except ValueError:
-                    raise TraceError(f"{path}: a value of column {c!r} is not a "
-                                     f"number") from None
-        out["swap"] = list(cols[header.index("swap")]) if "swap" in header else []
-        return out
+        """A chain's trace as arrays (slpy.traces.read_trace)."""
+        return read_trace(self.chain_file(index, "trace.csv"))
 
     def check_trace(self, index: int, cfg, stats=("leaves", "depth")) -> int:
-        """The complete data rows of a chain's trace, each checked against the run's
-        settings (columns, the kept iterations' numbers, model ids in order of first
-        visit, numbers where numbers belong); a row that is not one is a TraceError. A
-        cut last row (no newline) is not counted."""
-        path = self.chain_file(index, "trace.csv")
-        try:
-            text = path.read_text()
-        except FileNotFoundError:
-            return 0
-        except (OSError, UnicodeDecodeError) as e:
-            raise TraceError(f"{path}: cannot read the trace ({e})") from None
-        lines = text.split("\n")[:-1]          # the last piece is empty or a cut row
-        if not lines:
-            return 0
-        header = trace_columns(stats, cfg["temper"] > 1)
-        if lines[0].split(",") != header:
-            raise TraceError(f"{path}, line 1: not the header of this run's trace")
-        burn, thin, n_iter = cfg["burn_in"], cfg["thin"], cfg["iterations"]
-        models = 0
-        for k, line in enumerate(lines[1:]):
-            row = line.split(",")
-            why = _bad_row(row, header, burn + k * thin, models, len(stats))
-            if why is None and burn + k * thin >= n_iter:
-                why = f"more rows than the run's {n_iter} iterations keep"
-            if why is not None:
-                raise TraceError(f"{path}, line {k + 2}: {why}: {line[:40]!r}")
-            models = max(models, int(row[1]) + 1)
-        return len(lines) - 1
+        """The complete data rows of a chain's trace, checked against the run's
+        settings (slpy.traces.check_trace)."""
+        return check_trace(self.chain_file(index, "trace.csv"), cfg, stats)
 
+    @_writes
     def write_chain_models(self, index: int, visits: dict) -> None:
         """chain_I/models.csv: the chain's models (canonical form -> Visit, in order of
         first visit) by id, so that its trace can be read back."""
@@ -353,73 +324,38 @@ class RunDir:
     def read_chain_models(self, index: int) -> list:
         """[(canonical model, count)] of chain_I/models.csv in id order ([] without)."""
         f = self.chain_file(index, "models.csv")
-        return [(r["model"], int(r["count"])) for r in _read_csv(f)] if f.is_file() else []
-
-
-class TraceFile:
-    """A chain's trace.csv being written, row by row (a context manager)."""
-
-    def __init__(self, path: Path, stats, tempered: bool, keep_rows: int = 0):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if keep_rows:
-            _truncate_rows(path, keep_rows)
-        self.tempered = tempered
-        self.f = open(path, "a" if keep_rows else "w", newline="")
-        self.w = csv.writer(self.f, lineterminator="\n")
-        if not keep_rows:
-            self.w.writerow(trace_columns(stats, tempered))
-
-    def write(self, it, model, log_lik, stats, d, accepted, swaps) -> None:
-        self.w.writerow(_trace_row(it, model, log_lik, stats, d, accepted, swaps,
-                                   self.tempered))
-
-    def close(self) -> None:
-        self.f.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-def _truncate_rows(path: Path, rows: int) -> None:
-    """Keep the header and the first `rows` data rows (a crash may have cut a row)."""
-    lines = path.read_text().splitlines(keepends=True)
-    keep = lines[:rows + 1]
-    if keep and not keep[-1].endswith("\n"):
-        keep = keep[:-1]
-    path.write_text("".join(keep))
-
-
-def _bad_row(row, header, it, models, n_stats):
-    """Why a trace row is not the row of iteration `it`, or None (`n_stats` traced
-    integers between log_lik and d)."""
-    if len(row) != len(header):
-        return f"{len(row)} fields, not {len(header)}"
-    end = 5 + n_stats                    # iter, model, log_lik, stats..., d, accepted
-    try:
-        ints = [int(row[i]) for i in (0, 1, *range(3, end))]
-        float(row[2])
-    except ValueError:
-        return "not a trace row"
-    if ints[0] != it:
-        return f"iteration {ints[0]} where {it} was due"
-    if not 0 <= ints[1] <= models:
-        return f"model id {ints[1]} out of order"
-    if min(ints[2:-1], default=0) < 0 or ints[-1] not in (0, 1):
-        return "not a trace row"
-    for swap in (row[end].split(";") if len(row) > end and row[end] else ()):
-        pair, _, acc = swap.partition(":")
-        i, _, j = pair.partition("-")
-        if not (i.isdigit() and j.isdigit() and acc in ("0", "1")):
-            return "not a swap"
-    return None
+        out = []
+        for line, r in enumerate(_read_csv(f) if f.is_file() else [], 2):
+            try:
+                out.append((r["model"], int(r["count"])))
+            except (KeyError, ValueError):
+                raise RunDirError(f"{f}:{line}: not a row of id, model, count, "
+                                  f"log_lik") from None
+        return out
 
 
 def _read_csv(path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    """A CSV file's rows as dicts, one a line; a row that does not match the header (a
+    field cut or added, an unterminated quote) is a RunDirError naming its line."""
+    rows, header = [], None
+    try:
+        with open(path, newline="") as f:
+            reader = csv.reader(f, strict=True)
+            header = next(reader, [])
+            for row in reader:
+                if reader.line_num != len(rows) + 2:
+                    raise csv.Error("a quoted field runs over lines")
+                if len(row) != len(header):
+                    raise csv.Error(f"{len(row)} fields where the header has {len(header)}")
+                rows.append(dict(zip(header, row)))
+    except csv.Error as e:
+        why = f"an unterminated or stray quote ({e})" if "data" in str(e) or \
+            "expected after" in str(e) else e
+        raise RunDirError(f"{path}:{len(rows) + 2 if header is not None else 1}: "
+                          f"{why}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunDirError(f"{path}: cannot read the file ({e})") from None
+    return rows
 
 
 def file_sha256(path) -> str:

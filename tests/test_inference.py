@@ -183,7 +183,7 @@ def test_loo_compares_two_priors_on_bcw():
     difference."""
     df = pd.read_csv(DATA / "bcw.csv")
     X, y = df.drop(columns="class"), df["class"]
-    fits = {name: BayesianTreeClassifier(prior=name, n_iter=1500, tempering=1,
+    fits = {name: BayesianTreeClassifier(prior=name, n_iter=1500, n_chains=1, tempering=1,
                                          random_state=0).fit(X, y)
             for name in ("growtree", "depth")}
     idata = {name: est.to_inference_data() for name, est in fits.items()}

@@ -23,6 +23,9 @@ __all__ = ["DiscreteData", "DataError", "load_discrete_csv", "discrete_from_arra
            "MISSING", "COUNT_COLUMN"]
 
 COUNT_COLUMN = "count"
+# --missing is the trees' and clusterings': a network has no model of a missing value,
+# and its message says so (no option to suggest)
+NO_MISSING_HINT = None
 # Counts are summed in int64 and used as float64 in lgamma: above 2**53 neither is exact.
 MAX_SAMPLES = 2 ** 53
 
@@ -116,6 +119,14 @@ class DiscreteData:
     def n_samples(self) -> int:
         """Samples in all (the sum of the counts)."""
         return int(self.counts.sum())
+
+    def column_warnings(self) -> list:
+        """Lines about variables no network can learn from: one level, or a different
+        level for each sample (slpy.data.checks)."""
+        from ..data.checks import column_warnings
+        return column_warnings(self.source, [(n, c, True) for n, c in
+                                             zip(self.names, self.codes.T)],
+                               samples=self.n_samples)
 
     @property
     def arities(self) -> np.ndarray:
@@ -218,9 +229,11 @@ def load_discrete_csv(path, count: str | None = None) -> DiscreteData:
         bad = miss.intersection(cols[j])
         if bad:   # a set test per column: the common case has no Python loop per field
             i = next(i for i, v in enumerate(cols[j]) if v in bad)
-            raise MissingValueError(f"{path}:{lines[i]}:{j + 1}",
-                                    f"missing value {body[i][1][j]!r} in column "
-                                    f"{header[j]!r} (the BN scores need complete rows)")
+            e = MissingValueError(f"{path}:{lines[i]}:{j + 1}",
+                                  f"missing value {body[i][1][j]!r} in column "
+                                  f"{header[j]!r} (the BN scores need complete rows)")
+            e.hint = NO_MISSING_HINT
+            raise e
     if ccol is None:
         counts = np.ones(len(body), dtype=np.int64)
     else:
@@ -275,8 +288,10 @@ def discrete_from_arrays(codes_or_values, names: Sequence[str] | None = None,
         bad = miss.intersection(col)
         if bad:
             i = next(i for i, v in enumerate(col) if v in bad)
-            raise MissingValueError(source, f"row {i}, variable {j}: missing value "
-                                            f"{vals[i]!r}")
+            e = MissingValueError(source, f"row {i}, variable {j}: missing value "
+                                          f"{vals[i]!r}")
+            e.hint = NO_MISSING_HINT
+            raise e
         codes[:, j], levels_j = _encode_classes(col)
         lv.append(levels_j)
     return DiscreteData(codes, counts, names, lv, source)

@@ -1,18 +1,21 @@
 """`slpy report` sections for Bayesian-network runs: the edges' posterior marginals as
-a matrix (a figure per run and a table), how far the runs' marginals are apart, and
-the most probable DAGs drawn (nodes on a circle, arrows parent -> child)."""
+a matrix (a figure per run and a table), how far the runs' marginals are apart, the
+links' marginals in either direction (what Markov equivalence leaves of an arrow),
+and the most probable DAGs drawn (nodes on a circle, arrows parent -> child)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ..report import md_table as _table
+from ..report import md_table as _table, md_text
 from ..report.figures import _figure, _save
 from ..report.generic import top_models
 from .dag import DAG, parse_key
 
-__all__ = ["report_sections", "marginal_figure", "dag_figure"]
+__all__ = ["report_sections", "marginal_figure", "dag_figure", "link_rows"]
+
+SHOWN_LINKS = 0.05     # links at least this probable in either direction are listed
 
 
 def _matrix(run, names):
@@ -37,14 +40,15 @@ def report_sections(runs, out, top: int) -> list:
         marginal_figure(m, names, out / f, f"Edge posterior marginals, {r.label}")
         lines += [f"![edge marginals, {r.label}]({f})", ""]
     mean = np.mean(mats, axis=0)
-    lines += _table(["parent \\ child"] + names,
-                    [[a] + ["." if i == j else f"{mean[i, j]:.3f}"
+    lines += _table(["parent \\ child"] + [md_text(n) for n in names],
+                    [[md_text(a)] + ["." if i == j else f"{mean[i, j]:.3f}"
                             for j in range(len(names))] for i, a in enumerate(names)])
     lines.append("")
     if len(mats) > 1:
         diffs = [float(np.abs(a - b).max()) for k, a in enumerate(mats) for b in mats[k + 1:]]
         lines += [f"The table is the mean over the {len(runs)} runs; the largest difference "
                   f"between two runs' marginals of one edge is {max(diffs):.4f}.", ""]
+    lines += _links_section(mean, names, len(runs))
     lines += ["## Most probable DAGs", ""]
     for k, m in enumerate(top_models(runs, min(top, 3)), 1):
         dag = DAG(names, parse_key(m["model"], names))
@@ -54,6 +58,36 @@ def report_sections(runs, out, top: int) -> list:
         lines += [f"### M{k}", "", f"![DAG M{k}]({f})", "", f"[DOT](dag_{k}.dot)", "",
                   "```", str(dag), "```", ""]
     return lines
+
+
+def link_rows(m, names, least: float = SHOWN_LINKS) -> list:
+    """[(a, b, P(a and b linked either way), P(a -> b), P(b -> a))] for the pairs
+    linked with probability at least `least`, most probable first. A DAG holds at most
+    one of a -> b and b -> a, so the link's probability is their sum."""
+    rows = [(names[i], names[j], m[i, j] + m[j, i], m[i, j], m[j, i])
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+    return sorted((r for r in rows if r[2] >= least), key=lambda r: (-r[2], r[0], r[1]))
+
+
+def _links_section(mean, names, n_runs) -> list[str]:
+    rows = link_rows(mean, names)
+    lines = ["### Links in either direction", "",
+             "Markov-equivalent DAGs (the same links and the same v-structures a -> c <- b "
+             "with a and b not linked) say the same conditional independences, so the "
+             "data cannot tell them apart: under BDeu, which is score equivalent, they "
+             "have the same marginal likelihood (K2 is not score equivalent). An arrow "
+             "outside every v-structure can then point either way, and its posterior mass "
+             "splits between a -> b and b -> a as the prior and the chains' mixing have "
+             "it: two middling arrows can be one sure link. Read a link's probability in "
+             "either direction (the sum: a DAG has at most one of the two arrows) before "
+             "the arrow's.", ""]
+    if not rows:
+        return lines + [f"No pair is linked with probability {SHOWN_LINKS} or more.", ""]
+    lines += _table(["link a - b", "either direction", "a -> b", "b -> a"],
+                    [[f"{md_text(a)} - {md_text(b)}", f"{p:.3f}", f"{ab:.3f}", f"{ba:.3f}"]
+                     for a, b, p, ab, ba in rows])
+    return lines + ["", f"The pairs linked with probability {SHOWN_LINKS} or more"
+                        + (f", mean over the {n_runs} runs" if n_runs > 1 else "") + ".", ""]
 
 
 def marginal_figure(m, names, path, title):

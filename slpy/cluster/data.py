@@ -78,6 +78,13 @@ class ClusterData:
     def arities(self) -> np.ndarray:
         return np.array([len(lv) for lv in self.levels], dtype=np.int64)
 
+    def column_warnings(self) -> list:
+        """Lines about columns no clustering can use (slpy.data.checks)."""
+        from ..data.checks import column_warnings
+        return column_warnings(
+            self.source, [(n, x, False) for n, x in zip(self.num_names, self.numeric.T)]
+            + [(n, c, True) for n, c in zip(self.cat_names, self.codes.T)])
+
     @property
     def names(self) -> list:
         return self.num_names + self.cat_names

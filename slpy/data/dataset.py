@@ -118,6 +118,11 @@ class Dataset:
     def n_rows(self) -> int:
         return self.X.shape[0]
 
+    def column_warnings(self) -> list:
+        """Lines about columns no model can learn from (slpy.data.checks)."""
+        from .checks import dataset_warnings
+        return dataset_warnings(self)
+
     @property
     def n_features(self) -> int:
         return self.X.shape[1]
@@ -197,7 +202,9 @@ ON_MISSING = ("drop", "error", "split")
 
 
 class MissingValueError(DataError):
-    """A missing value where the caller asked for none (``on_missing="error"``)."""
+    """A missing value where the caller asked for none (``on_missing="error"``);
+    ``hint``: what the user can do about it."""
+    hint = "--missing drop leaves such rows out; --missing split keeps them"
 
 
 @dataclass

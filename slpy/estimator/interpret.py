@@ -62,16 +62,27 @@ class InterpretMixin:
         """Partial dependence of the posterior mean prediction on one feature (an index
         or a name of feature_names_in_), averaged over the rows of X, with a central
         `coverage` credible band over the posterior's trees. The grid is chosen as
-        sklearn.inspection.partial_dependence chooses it. Returns a Bunch:
-        grid_values ([array of G values]), average, lower, upper ([n_outputs, G]: one
-        output for the regressor, one per class of classes_ for the classifier)."""
+        sklearn.inspection.partial_dependence chooses it: for a categorical feature,
+        its levels in X (by name; grid_resolution and percentiles do not apply).
+        Returns a Bunch: grid_values ([array of G values]), average, lower, upper
+        ([n_outputs, G]: one output for the regressor, one per class of classes_ for
+        the classifier)."""
         X = self._check_X(X)
         j = self._feature_index(feature)
         if not (isinstance(grid_resolution, numbers.Integral) and grid_resolution > 1):
             raise ValueError(f"grid_resolution must be an integer > 1, got "
                              f"{grid_resolution!r}")
-        from ..trees.interpret import make_grid
-        grid = make_grid(X[:, j], int(grid_resolution), percentiles)
+        from ..trees.interpret import level_grid, make_grid
+        levels = (getattr(self, "feature_levels_", None) or [None] * self.n_features_in_)[j]
+        if levels is not None:
+            grid = level_grid(X[:, j], levels)[0]
+            if not len(grid):
+                names = list(getattr(self, "feature_names_in_", []))
+                name = names[j] if names else j
+                raise ValueError(f"{type(self).__name__}: X has no level of feature "
+                                 f"{name!r} that the training data have")
+        else:
+            grid = make_grid(X[:, j], int(grid_resolution), percentiles)
         return Bunch(**self._weighted_trees().partial_dependence(X, j, grid, coverage))
 
     def _feature_index(self, feature) -> int:

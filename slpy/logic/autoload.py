@@ -38,7 +38,7 @@ def exports() -> dict:
 def library_path(name: str) -> Path | None:
     """The file of library(name), or None when slpy has no such library file."""
     p = LIB_DIR / f"{name}.pl"
-    return p if p.exists() else None
+    return p if p.parent == LIB_DIR and p.exists() else None   # a name, never a path
 
 
 def library_name(t) -> str | None:

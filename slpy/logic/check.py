@@ -1,9 +1,11 @@
 """The static checks of `slpy check`: load programs and collect their problems, each
 with its place in the source.
 
-Errors: syntax errors, load errors (a directive that fails or throws, a bad label)
-and calls to predicates that no file, builtin or library defines (meta-calls
-included: ``findall(X, foo(X), L)`` calls foo/1, ``maplist(bar, L)`` calls bar/1).
+Errors: syntax errors, load errors (a directive that fails or throws, a bad label),
+calls to predicates that no file, builtin or library defines (meta-calls
+included: ``findall(X, foo(X), L)`` calls foo/1, ``maplist(bar, L)`` calls bar/1),
+and labels with a variable that neither the head nor the guard binds (the label is
+computed before the body runs, so nothing could).
 Warnings: what the loader warns about, labelled predicates whose constant labels do
 not sum to 1, and singleton variables.
 """
@@ -16,6 +18,8 @@ from pathlib import Path
 
 from ..terms.term import Atom, Struct, PrologError, deref
 from ..terms.control import META_ARGS
+from ..terms.walk import term_variables
+from ..lang.clauses import split_clause
 from ..lang.reader import Reader
 from ..lang.syntax_errors import SlpSyntaxError, format_error, format_load_error
 from .autoload import exports
@@ -92,13 +96,13 @@ class Problems:
             yield f"{where} {sev}: {msg}" if where else f"{sev}: {msg}"
 
 
-def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> Problems:
+def check_program(paths, **limits) -> Problems:
     """Load the files and collect syntax errors, load errors, calls to undefined
-    predicates, labelled predicates whose constant labels do not sum to 1 and singleton
-    variables."""
+    predicates, labelled predicates whose constant labels do not sum to 1, label
+    variables that nothing binds and singleton variables. `limits`: Program() keyword
+    arguments (load_timeout bounds the loading of each file, its directives included)."""
     probs = Problems()
-    p = Program(timeout=timeout, max_steps=max_steps, max_memory=max_memory,
-                out=lambda s: None)
+    p = Program(out=lambda s: None, **limits)
     loaded = []
     for path in paths:
         err = io.StringIO()
@@ -110,8 +114,9 @@ def check_program(paths, timeout=None, max_steps=None, max_memory=None) -> Probl
                 probs.add_located("error", format_load_error(x))
         except PrologError as e:
             probs.add("error", format_error(e), str(path))
-        except Halt:
-            probs.add("error", "halt called while loading", str(path))
+        except Halt as h:
+            probs.add_located("error", f"{getattr(h, 'where', None) or path}: halt called "
+                                       f"while loading")
         for line in err.getvalue().splitlines():
             if line.startswith("Warning: "):
                 probs.add_located("warning", line[len("Warning: "):])
@@ -154,7 +159,31 @@ def _check_singletons(p, paths, probs) -> None:
         except (OSError, UnicodeDecodeError):   # reported by the loader
             continue
         for r in Reader(p.ops, p.flags).iter_terms(text, path):
-            if isinstance(r, SlpSyntaxError) or not r.singletons:
+            if isinstance(r, SlpSyntaxError):
                 continue
-            probs.add("warning", f"singleton variables: [{','.join(r.singletons)}]",
-                      path, r.line, r.col)
+            _check_label_vars(r, path, probs)
+            if r.singletons:
+                probs.add("warning", f"singleton variables: [{','.join(r.singletons)}]",
+                          path, r.line, r.col)
+
+
+def _check_label_vars(r, path, probs) -> None:
+    """An error for a label variable that neither the head nor the guard binds: the
+    label is computed when the clause is chosen, before its body runs."""
+    try:
+        parts = split_clause(r.term)
+    except PrologError:          # reported by the loader
+        return
+    if parts.label is None:
+        return
+    bound = {id(v) for v in term_variables(Struct("g", (parts.head, parts.guard))
+                                           if parts.guard is not None else parts.head)}
+    names = {id(v): n for n, v in r.varnames.items()}
+    free = [v for v in term_variables(parts.label) if id(v) not in bound]
+    if free:
+        what = ", ".join(names.get(id(v), "_") for v in free)
+        head = parts.head
+        pi = f"{head.name}/{len(head.args) if type(head) is Struct else 0}"
+        probs.add("error", f"the label of {pi} uses {what}, which neither its head nor "
+                           f"its guard binds: the label is computed before the body runs",
+                  path, r.line, r.col)

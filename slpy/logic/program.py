@@ -6,13 +6,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import PicklableError
 from ..lang.clauses import split_clause
 from ..lang.dcg import dcg_transform
 from ..lang.syntax_errors import SlpSyntaxError
-from ..terms.errors import _err, domain_error, permission_error
+from ..terms.errors import domain_error, permission_error
 from ..terms.ops import OpTable
-from ..terms.term import Atom, Struct, deref, atom, PrologError, indicator
+from ..terms.term import Atom, Struct, deref, PrologError, indicator
 from ..terms.walk import is_ground, resolve
 from . import builtins as _builtins
 from . import plugins as _plugins
@@ -21,26 +20,12 @@ from .compile import CompileContext, compile_clause, check_body
 from .db import Database, Clause, first_arg_key, USER, DET, NONDET, STOCH, SBUILTIN
 from .engine import Engine
 from .kinds import CONTROL_PREDS, SAMPLE, PURE, ENUM, Halt
+from .sandbox import (LOAD_TIMEOUT, Sandbox, directive_limits, load_budget,
+                      relative_to_loading)
+from .sources import LoadError, LoadErrors, _source_path, _source_text  # noqa: F401
 
 LIBRARY = Path(__file__).with_name("library.pl")
 _FILE_LOCAL_FLAGS = ("double_quotes", "back_quotes")
-CONSULT_EXTS = (".slp", ".pl")
-
-
-class LoadError(PrologError):
-    """One problem found while loading a file (file:line: message)."""
-
-    def __init__(self, message, term=None):
-        super().__init__(term if term is not None else _err(atom("load_error")), message)
-        self.message = message
-
-
-class LoadErrors(PicklableError):
-    """All the problems found while loading; str() lists one per line."""
-
-    def __init__(self, errors):
-        self.errors = errors
-        super().__init__("\n".join(str(e) for e in errors))
 
 
 @dataclass
@@ -71,9 +56,9 @@ def _load_builtin_modules():
     # importing registers the core builtins; here, not at the top, because the reader
     # they use loads lark, which a plain `import slpy` does without
     from .builtins import (aggregate, arith_bi, atoms, chartype, checking,  # noqa: F401
-                           control, dbbi, grammar, listbi, listing, output, randombi,
-                           reading, sorting, strings, suspend, system, tabled, termbi,
-                           typecheck, uniform)
+                           control, dbbi, grammar, listbi, listing, loading, output,
+                           randombi, reading, sorting, strings, suspend, system, tabled,
+                           termbi, typecheck, uniform)
     from . import rationals  # noqa: F401
 
 
@@ -88,11 +73,17 @@ class Program:
     >>> p.consult_text("0.5 :: coin(head). 0.5 :: coin(tail).")
     >>> [str(a['X']) for a in p.query("coin(X)")]
     ['head', 'tail']
+
+    Queries have no limits unless given (``max_steps``, ``timeout`` in seconds,
+    ``max_memory`` in bytes). Loading a file with consult or consult_text has its
+    own: ``load_timeout`` seconds for the whole load (None: none) and ``max_memory``
+    or the default memory limit (slpy.logic.sandbox). The files a program asks to
+    load must be below the folder of a file loaded here or a folder of ``allow_load``.
     """
 
     def __init__(self, max_steps: int | None = None, timeout: float | None = None,
                  max_term_size: int = 10_000_000, max_memory: int | None = None, out=None,
-                 plugins=None):
+                 plugins=None, load_timeout: float | None = LOAD_TIMEOUT, allow_load=()):
         _load_builtin_modules()
         if plugins is None:
             plugins = _plugins.registered()
@@ -112,9 +103,13 @@ class Program:
         self.ctx = CompileContext(self.db, CONTROL_PREDS, self.engine)
         self.loaded_files: dict[str, float] = {}
         self._loading_file = None
+        self.load_timeout = load_timeout
+        self.sandbox = Sandbox(allow_load)
+        self._budget = None           # the limits of the load running (sandbox.py)
         self._wiped: set = set()
         self.params: dict = {}
         self.param_overrides: dict = {}
+        self.param_domains: dict = {}   # name -> (domain term, the file declaring it)
         for key, p in CONTROL_PREDS.items():
             if key != ("::", 2):
                 self.db.preds[key] = p
@@ -156,26 +151,39 @@ class Program:
         return self.load_library(lib) and (pred.defined or pred.dynamic)
 
     # -- loading ------------------------------------------------------------------
+    def _outside(self) -> bool:
+        """Called by the program's user, not by a running query or load."""
+        return self._loading_file is None and not self.engine.cps
+
     def consult(self, path) -> None:
-        """Load a .slp or .pl file (reloading it replaces its predicates)."""
-        path = Path(path)
-        if path.suffix not in CONSULT_EXTS:
-            if path.with_suffix(".slp").exists():
-                path = path.with_suffix(".slp")
-            elif path.with_suffix(".pl").exists():
-                path = path.with_suffix(".pl")
-            else:
-                raise permission_error("consult", "source_sink", atom(str(path)),
-                                       None) if path.exists() else \
-                    PrologError(_existence_file(path), f"{path}: no such file")
-        if not path.exists():
-            raise PrologError(_existence_file(path), f"{path}: no such file")
+        """Load a .slp or .pl file (reloading it replaces its predicates); the files
+        it asks to load may be below its folder."""
+        if self._outside():
+            self.sandbox.allow_file(path)
+        with load_budget(self):
+            self._consult_file(_source_path(Path(path)))
+
+    def load_file(self, name: str) -> None:
+        """Load a file the program asks for (consult/1 and the like): a relative name
+        is found next to the file being loaded; a file outside the allowed folders is
+        a permission error (slpy.logic.sandbox)."""
+        path = relative_to_loading(self._loading_file, name)
+        self.sandbox.check(path, name)
+        with load_budget(self):
+            self._consult_file(_source_path(Path(path)))
+
+    def _consult_file(self, path: Path) -> None:
         text = _source_text(path)
         self.loaded_files[str(path.resolve())] = path.stat().st_mtime
         self._consult_text(text, str(path))
 
     def consult_text(self, text: str, filename: str = "<string>") -> None:
-        self._consult_text(text, filename)
+        """Load clauses from text, as from the file `filename` (its folder is the one
+        files may be loaded from)."""
+        if self._outside() and filename != "<string>":
+            self.sandbox.allow_file(filename)
+        with load_budget(self):
+            self._consult_text(text, filename)
 
     def _consult_text(self, text, filename, library=False):
         from ..lang.reader import Reader  # lark: not on `import slpy`
@@ -215,8 +223,12 @@ class Program:
         finally:
             self._loading_file = prev
             self.flags.update(lex)
-        for g, line in init_goals:
-            self._run_directive(g, filename, line, errors)
+        self._loading_file = filename     # the file's initialization goals run as its
+        try:
+            for g, line in init_goals:
+                self._run_directive(g, filename, line, errors)
+        finally:
+            self._loading_file = prev
         if errors:
             raise LoadErrors(errors)
 
@@ -245,12 +257,15 @@ class Program:
     def _run_directive(self, goal, filename, line, errors):
         try:
             ok = False
-            for _ in self.engine.solve(goal):
-                ok = True
-                break
+            with directive_limits(self):
+                for _ in self.engine.solve(goal):
+                    ok = True
+                    break
             if not ok:
                 sys.stderr.write(f"Warning: {filename}:{line}: goal (directive) failed\n")
-        except Halt:
+        except Halt as h:
+            if getattr(h, "where", None) is None:
+                h.where = f"{filename}:{line}"      # for the message that reports it
             raise
         except PrologError as e:
             errors.append(LoadError(f"{filename}:{line}: {e}", e.term))
@@ -361,7 +376,21 @@ class Program:
 
     # -- parameters (prior hyperparameters, overridable from the CLI and API) ----------
     def set_param(self, name: str, value) -> None:
+        """Override the parameter `name` (a number or a term). A value outside the
+        domain the prior declares (``:- param(Name, Default, Domain).``) is a
+        ParamError (a ValueError) naming the parameter, the value and the domain; set
+        before the prior loads, check_params() checks it."""
+        if name in self.param_domains:
+            from .params import check_value
+            check_value(name, value, *self.param_domains[name])
         self.param_overrides[name] = value
+
+    def check_params(self) -> None:
+        """Check every overridden parameter against its declared domain (ParamError)."""
+        from .params import check_value
+        for name, value in self.param_overrides.items():
+            if name in self.param_domains:
+                check_value(name, value, *self.param_domains[name])
 
     # -- querying -------------------------------------------------------------------------
     def parse_query(self, text: str):
@@ -426,23 +455,3 @@ class Program:
             if max_proofs is not None and len(out) >= max_proofs:
                 break
         return out
-
-
-def _source_text(path: Path) -> str:
-    """A source file's text (UTF-8); one that does not read is a LoadErrors naming the
-    file, and the line and column of the first byte that is not UTF-8."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise LoadErrors([LoadError(f"{path}: cannot read ({e.strerror or e})")]) from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        col = e.start - raw.rfind(b"\n", 0, e.start)
-        raise LoadErrors([LoadError(f"{path}:{line}:{col}: not UTF-8 text (byte "
-                                    f"0x{raw[e.start]:02x}): save the file as UTF-8")]) from None
-
-
-def _existence_file(path):
-    return _err(Struct("existence_error", (atom("source_sink"), atom(str(path)))))

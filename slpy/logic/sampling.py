@@ -29,7 +29,7 @@ from .arith import eval_arith
 from .plugins import UniformChoice
 from .kinds import (CP_CHOICE, CP_PURE, CH_LEFT, CH_NEXT, CH_NODE, CH_POOL, CH_POS,
                     CH_TARGET, CH_TOTAL, ENUM, PLAIN, P_SEXIT, REPLAY, SAMPLE,
-                    SampleFailed)
+                    LimitExceeded, SampleFailed)
 
 
 # -- the families: what taking a candidate does --------------------------------------------
@@ -220,7 +220,10 @@ class Sampling:
 
     def _label_value(self, lab, clause):
         if type(lab) is not int and type(lab) is not float:
-            lab = eval_arith(lab)
+            try:
+                lab = eval_arith(lab)
+            except PrologError as e:
+                raise _label_error(e, clause) from None
         if type(lab) is float and not math.isfinite(lab) or lab < 0:
             raise PrologError(
                 Struct("error", (Struct("evaluation_error", (atom("probability_label"),)),
@@ -246,7 +249,10 @@ class Sampling:
         cands = []
         matched = 0
         for c in cl:
-            r = c.fn(args, g, exitf, h, node, trail)
+            try:
+                r = c.fn(args, g, exitf, h, node, trail)   # computes a label that is
+            except PrologError as e:                        # an expression
+                raise _label_error(e, c) from None
             if r is not None:
                 matched += 1
                 w = c.ground_label
@@ -283,7 +289,10 @@ class Sampling:
             if c.label_fn is None:  # a constant label and no guard to unify
                 total += c.ground_label
                 continue
-            r = c.label_fn((), g, None, 0, None, trail)
+            try:
+                r = c.label_fn((), g, None, 0, None, trail)
+            except PrologError as e:
+                raise _label_error(e, c) from None
             if r is not None:
                 total += self._label_value(r[0], c)
             undo_to(trail, mark)
@@ -422,6 +431,17 @@ class Sampling:
             return False, None, None
         except SampleFailed:
             return False, None, None
+
+
+def _label_error(e, clause):
+    """An error computing a clause's label, with the clause's place in its message (the
+    ball stays as it was, for catch/3)."""
+    if isinstance(e, LimitExceeded) or str(e).startswith(clause.file or "\0"):
+        return e
+    where = f"{clause.file}:{clause.line}: " if clause.file else ""
+    pred = clause.pred
+    return type(e)(e.term, f"{where}the label of {pred.name}/{pred.arity} (clause "
+                           f"{clause.number}): {e}")
 
 
 def _snapshot(pred, args):

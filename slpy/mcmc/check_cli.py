@@ -45,14 +45,11 @@ def build_check_model(prior: str, data: str | None, rows: int | None, params: di
     from ..family import declared_family
     from ..logic.program import Program
     from .config import RunConfig, family_of
-    from .model import PosteriorModel, build_model
+    from .model import PosteriorModel, build_model, set_params
     if data is None:
         p = Program()
         p.consult(prior)
-        for k, v in params.items():
-            if k not in p.params:
-                raise RunError(f"-p {k}: {prior} declares no parameter {k}")
-            p.set_param(k, p.parse_query(v)[0])
+        set_params(p, params, prior)
         fam = family or getattr(p, "model_family", None)
         q = query or (family_of({"family": fam}).query if fam else None)
         if not q:

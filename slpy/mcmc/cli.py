@@ -13,14 +13,16 @@ from pathlib import Path
 import click
 
 from .. import limits as _limits
-from ..cliopts import (FiniteFloat, categorical_option, force_option, missing_option,
-                       target_option)
+from ..cliopts import (FiniteFloat, categorical_option, compile_notice, force_option,
+                       missing_option, scheduler_address, target_option)
 from .moves import DEFAULT_PROPOSAL
-from .config import RECOMMENDED_TEMPERING
+from .config import DEFAULT_CHAINS, RECOMMENDED_TEMPERING
 
 # what --resume may change: nothing the chains depend on
 RESUME_OPTIONS = {"resume", "quiet", "jobs", "backend", "scheduler", "timeout", "max_steps",
-                  "max_memory"}
+                  "max_memory", "allow_load", "require_converged"}
+# the exit status of --require-converged when the run has not converged
+NOT_CONVERGED = 3
 
 
 def _params(values):
@@ -83,15 +85,25 @@ def _proposal(ctx, param, value):
 @click.option("--ess", type=FiniteFloat(0, min_open=True), default=None,
               help="bn: BDeu's equivalent sample size [default: 1].")
 @click.option("--iterations", "-n", type=click.IntRange(min=1), default=10000,
-              show_default=True)
+              show_default=True, help="Iterations of each chain, burn-in included.")
 @click.option("--burn-in", type=click.IntRange(min=0), default=None,
               help="Iterations not kept at the start, where a tempering ladder adapts "
                    "[default: a tenth of --iterations].")
-@click.option("--thin", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--thin", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Keep every K-th iteration after burn-in.")
 @click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
               callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
                    "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/mcmc.md).")
+@click.option("--method", type=click.Choice(["mcmc", "smc"]), default="mcmc",
+              show_default=True,
+              help="mcmc: chains of Metropolis-Hastings; smc: each chain an island of "
+                   "annealed sequential Monte Carlo from the prior to the posterior, which "
+                   "also estimates the log evidence (docs/mcmc.md).")
+@click.option("--particles", type=click.IntRange(min=10), default=1000, show_default=True,
+              help="--method smc: particles an island.")
+@click.option("--smc-steps", type=click.IntRange(min=1), default=5, show_default=True,
+              help="--method smc: moves of each particle at each heat.")
 @click.option("--temper", type=click.IntRange(min=1),
               default=RECOMMENDED_TEMPERING["temper"], show_default=True,
               help="Number of tempered chains (1: no tempering).")
@@ -110,20 +122,40 @@ def _proposal(ctx, param, value):
               show_default=True,
               help="Swaps between neighbouring heats, even and odd pairs in turn "
                    "(non-reversible), or between a random pair (the paper's).")
-@click.option("--chains", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Independent chains (each with its own tempered companions).")
+@click.option("--chains", type=click.IntRange(min=1), default=DEFAULT_CHAINS,
+              show_default=True,
+              help="Independent chains (each with its own tempered companions); R-hat "
+                   "and ESS compare them.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes running the chains, and then the tempered chains of each "
                    "(results do not depend on it).")
+@click.option("--until-converged", is_flag=True,
+              help="Run again with twice the iterations until the chains have converged "
+                   "(--target-rhat, --target-ess), within --max-iterations and --max-time.")
+@click.option("--max-iterations", type=click.IntRange(min=1), default=None,
+              help="--until-converged: at most this many iterations a chain.")
+@click.option("--max-time", "max_seconds", type=FiniteFloat(0, min_open=True), default=None,
+              metavar="SECONDS",
+              help="--until-converged: start no round that would end after this many "
+                   "seconds (wall time) from the start.")
+@click.option("--target-rhat", type=FiniteFloat(1, min_open=True), default=1.01,
+              show_default=True,
+              help="Converged: R-hat of every traced quantity at most this...")
+@click.option("--target-ess", type=FiniteFloat(0, min_open=True), default=400,
+              show_default=True, help="...and its bulk and tail ESS at least this.")
+@click.option("--require-converged", is_flag=True,
+              help=f"Exit with status {NOT_CONVERGED} when the run has not converged "
+                   f"(its results are written all the same).")
 @click.option("--backend", type=click.Choice(["loky", "dask", "ray"]), default="loky",
               show_default=True,
               help="Where the chains run: processes on this machine (loky), a "
                    "dask.distributed cluster or a Ray cluster (pip install 'slpy[dask]' "
                    "or 'slpy[ray]'); the results do not depend on it.")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
+@click.option("--scheduler", metavar="ADDRESS", default=None, callback=scheduler_address,
               help="The cluster of --backend dask (tcp://HOST:8786) or ray (HOST:6379) "
                    "[default: start one on this machine with --jobs workers].")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The run's seed: the same seed gives the same run directory.")
 @click.option("--init", default="prior", show_default=True,
               help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
                    "holding a model term.")
@@ -135,12 +167,15 @@ def _proposal(ctx, param, value):
 @click.option("--resume", type=click.Path(file_okay=False),
               help="Continue the interrupted run in this directory.")
 @_limits.options(what="query of the prior (a sample or a proposal)")
+@_limits.allow_load_option
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
 def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical, bucket,
             bucket_method,
-            likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, temper, delta_t,
-            min_heat, ladder, adapt_ladder, swap, chains, jobs, backend, scheduler, seed, init,
-            top, out, force, resume, timeout, max_steps, max_memory, quiet):
+            likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, method, particles, smc_steps, temper, delta_t,
+            min_heat, ladder, adapt_ladder, swap, chains, jobs, until_converged,
+            max_iterations, max_seconds, target_rhat, target_ess, require_converged,
+            backend, scheduler, seed, init,
+            top, out, force, resume, timeout, max_steps, max_memory, allow_load, quiet):
     """Sample the posterior over models: trees, Bayesian networks (proof-tree MCMC).
 
     Metropolis-Hastings on the proof tree of the current model: prune and regrow,
@@ -179,13 +214,23 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical
                    burn_in=burn_in, thin=thin, proposal=proposal, temper=temper,
                    delta_t=delta_t, min_heat=min_heat, ladder=ladder,
                    adapt_ladder=adapt_ladder, swap=swap, chains=chains, jobs=jobs, seed=seed,
-                   init=init, top=top)
+                   init=init, top=top, target_rhat=target_rhat, target_ess=target_ess)
+        if until_converged:
+            cfg.update(until_converged=True, max_iterations=max_iterations,
+                       max_seconds=max_seconds)
+        elif max_iterations is not None or max_seconds is not None:
+            raise click.UsageError("--max-iterations and --max-time are budgets of "
+                                   "--until-converged: give it too")
+        if method == "smc":
+            cfg.update(method=method, particles=particles, smc_steps=smc_steps)
         # the network settings only where given, so a tree run's config.json is as it was
         cfg.update({k: v for k, v in (("family", family), ("count", count_col),
                                       ("score", score), ("ess", ess),
                                       ("categorical", categorical)) if v is not None})
-    summary = _run(cfg, out, resume, quiet, force,
-                   _limits.program_limits(timeout, max_steps, max_memory), backend, scheduler)
+    with compile_notice(quiet):     # a cold numba cache: a minute before the bar
+        summary = _run(cfg, out, resume, quiet, force,
+                       _limits.program_limits(timeout, max_steps, max_memory, allow_load),
+                       backend, scheduler)
     if not quiet:
         from .summary import timing_line
         from ..runs import RunDir
@@ -193,9 +238,13 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical
         click.echo(timing_line(summary))
         click.echo(f"\nrun directory: {out}")
     if summary.get("interrupted"):
-        if not quiet:
-            click.echo(f"interrupted: continue with  slpy run --resume {out}")
+        from .stops import RunStop
+        click.echo(RunStop(out, True).interrupted(), err=True)
         sys.exit(130)
+    if require_converged and not summary.get("converged"):
+        click.echo(f"slpy run: --require-converged: the run in {out} has not converged "
+                   f"(see its convergence line)", err=True)
+        sys.exit(NOT_CONVERGED)
 
 
 @contextlib.contextmanager
@@ -214,16 +263,18 @@ def one_line_errors(doing: str = "sampled", kept: str = ""):
     try:
         yield
     except MissingValueError as e:
-        raise click.UsageError(f"{e} (--missing drop leaves such rows out; --missing "
-                               f"split keeps them)") from None
+        raise click.UsageError(f"{e} ({e.hint})" if e.hint else str(e)) from None
     except (RunError, RunDirError, DataError) as e:
         raise click.UsageError(str(e).splitlines()[0]) from None
     except LoadErrors as e:
         for err in sorted(e.errors, key=lambda x: getattr(x, "line", 0) or 0):
             click.echo(format_load_error(err), err=True)
         sys.exit(1)
-    except Halt:
-        raise click.ClickException(f"the prior called halt while it was {doing}") from None
+    except Halt as h:
+        where = getattr(h, "where", None)     # a directive's file:line
+        raise click.ClickException(f"{where}: the prior called halt while it was loaded"
+                                   if where else f"the prior called halt while it was "
+                                                 f"{doing}") from None
     except WorkerError as e:
         raise click.ClickException(f"a chain failed on a worker: {e}") from None
     except PrologError as e:
@@ -236,12 +287,17 @@ def one_line_errors(doing: str = "sampled", kept: str = ""):
 def _run(cfg, out, resume, quiet, force, limits, backend, scheduler):
     """run() with its errors as one line each: 2 for bad input, 1 for the prior's."""
     from .run import run
+    from .stops import RunStop, honour_sigint
+    from ..errors import WriteError
     kept = f" (the chains' traces so far are in {out})" if backend == "loky" else ""
+    stop = RunStop(out, bool(resume))
     try:
-        with one_line_errors("sampled", kept):
+        with honour_sigint(), one_line_errors("sampled", kept):
             return run(cfg, out, resume=resume, quiet=quiet, force=force, limits=limits,
                        warn=lambda line: click.echo(line, err=True), backend=backend,
                        scheduler=scheduler)
     except KeyboardInterrupt:  # with --jobs: the workers' traces are written as they go
-        click.echo(f"interrupted: continue with  slpy run --resume {out}", err=True)
+        click.echo(stop.interrupted(), err=True)
         sys.exit(130)
+    except WriteError as e:    # a full disk: the traces so far stay, --resume goes on
+        raise click.ClickException(stop.write_failed(e)) from None

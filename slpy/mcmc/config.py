@@ -19,10 +19,22 @@ from ..family import FamilyError, get as get_family
 from .moves import DEFAULT_PROPOSAL, check_proposal
 from .tempering import ladder
 
-__all__ = ["RunConfig", "Tempering", "RECOMMENDED_TEMPERING", "family_of", "RunError"]
+__all__ = ["RunConfig", "Tempering", "RECOMMENDED_TEMPERING", "DEFAULT_CHAINS", "cores",
+           "family_of", "RunError"]
 
 # tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
+# independent chains (R-hat and ESS need several; 4 by default is issue 25's next step)
+DEFAULT_CHAINS = 1
+
+
+def cores() -> int:
+    """The cores this process may use (the default --jobs)."""
+    import os
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -62,8 +74,8 @@ class RunConfig(Mapping):
     temper: int = RECOMMENDED_TEMPERING["temper"]
     min_heat: float | None = RECOMMENDED_TEMPERING["min_heat"]
     swap: str | None = RECOMMENDED_TEMPERING["swap"]
-    chains: int = 1
-    jobs: int = 1
+    chains: int = DEFAULT_CHAINS
+    jobs: int | None = 1       # None: every core of this machine (results do not depend on it)
     seed: int = 0
     init: str = "prior"
     test: str | None = None
@@ -75,6 +87,14 @@ class RunConfig(Mapping):
     bucket_method: str = "uniform"
     alpha: float = 1.0
     top: int = 5
+    method: str = "mcmc"       # or "smc": each chain an SMC island (slpy.mcmc.evidence)
+    particles: int = 1000      # smc: particles an island
+    smc_steps: int = 5         # smc: MCMC steps of each particle at each heat
+    target_rhat: float = 1.01  # the convergence verdict's criterion (slpy.mcmc.convergence)
+    target_ess: float = 400.0
+    until_converged: bool = False  # run again with twice the iterations until converged,
+    max_iterations: int | None = None  # within these iterations a chain
+    max_seconds: float | None = None   # and this wall time
     extra: dict = field(default_factory=dict)    # a family's own settings
 
     # -- built from and written as a dict -------------------------------------------------
@@ -100,6 +120,12 @@ class RunConfig(Mapping):
 
     def to_dict(self) -> dict:
         out = {f: getattr(self, f) for f in _FIELDS if f != "extra"}
+        if self.method == "mcmc":       # the SMC settings only where they apply
+            for k in _SMC_FIELDS:
+                del out[k]
+        if not self.until_converged:
+            for k in _UNTIL_FIELDS:
+                del out[k]
         out.update(self.extra)
         return out
 
@@ -123,10 +149,14 @@ class RunConfig(Mapping):
 
     # -- derived ------------------------------------------------------------------------
     def resolved(self) -> "RunConfig":
-        """With the burn-in a tenth of the iterations when not given."""
-        if self.burn_in is not None:
-            return self
-        return self.replace(burn_in=int(self.iterations) // 10)
+        """With the burn-in a tenth of the iterations when not given, and --jobs every
+        core when not given."""
+        out = self
+        if out.jobs is None:
+            out = out.replace(jobs=cores())
+        if out.burn_in is None:
+            out = out.replace(burn_in=int(out.iterations) // 10)
+        return out
 
     def tempering(self) -> Tempering:
         k = int(self.temper)
@@ -161,11 +191,32 @@ class RunConfig(Mapping):
             self.tempering().heats()
         except ValueError as e:
             raise RunError(str(e)) from None
+        if self.method not in ("mcmc", "smc"):
+            raise RunError(f"--method must be mcmc or smc, not {self.method!r}")
+        for k in ("particles", "smc_steps"):
+            v = getattr(self, k)
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
+                raise RunError(f"--{k.replace('_', '-')} must be an integer of at least "
+                               f"1, not {v!r}")
+        r, e = self.target_rhat, self.target_ess
+        if not isinstance(r, numbers.Real) or not math.isfinite(r) or r <= 1:
+            raise RunError(f"--target-rhat must be a number above 1, not {r!r}")
+        if not isinstance(e, numbers.Real) or not math.isfinite(e) or e <= 0:
+            raise RunError(f"--target-ess must be a number above 0, not {e!r}")
+        m = self.max_iterations
+        if m is not None and (not isinstance(m, numbers.Integral) or m < self.iterations):
+            raise RunError(f"--max-iterations must be an integer of at least --iterations "
+                           f"({self.iterations}), not {m!r}")
+        t = self.max_seconds
+        if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
+            raise RunError(f"--max-time must be a number of seconds above 0, not {t!r}")
         if self.swap not in (None, "neighbours", "random"):
             raise RunError(f"--swap must be neighbours or random, not {self.swap!r}")
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(RunConfig))
+_SMC_FIELDS = ("method", "particles", "smc_steps")
+_UNTIL_FIELDS = ("until_converged", "max_iterations", "max_seconds")
 
 
 def family_of(cfg):

@@ -12,6 +12,8 @@ from ..errors import RunError
 from ..terms.walk import copy_term
 from ..terms.term import deref
 from ..logic.kinds import ReplayReject
+from ..logic.params import ParamError
+from ..terms.term import PrologError
 from ..family import Scorer
 from .config import family_of
 
@@ -165,14 +167,30 @@ def build_model(cfg, train, limits=None, prior_text: str | None = None) -> Poste
     p = Program(**(limits or {}))
     p.consult_text(read_prior(cfg["prior"]) if prior_text is None else prior_text,
                    str(cfg["prior"]))
-    for k, v in (cfg.get("params") or {}).items():
-        if k not in p.params:
-            declared = ", ".join(sorted(p.params)) or "none"
-            raise RunError(f"-p {k}: {cfg['prior']} declares no parameter {k} "
-                           f"(declared: {declared})")
-        p.set_param(k, p.parse_query(v)[0] if isinstance(v, str) else v)
+    set_params(p, cfg.get("params") or {}, cfg["prior"])
     scorer = family.bind(p, train, cfg)
     return PosteriorModel(p, cfg.get("query") or family.query, scorer)
+
+
+def set_params(p, params: dict, prior) -> None:
+    """Set the parameters of the prior (file `prior`) loaded in Program `p` from -p:
+    name -> a value's text or a term. A name the prior does not declare, a text that
+    does not read and a value outside the parameter's declared domain are each a
+    one-line RunError naming -p (the user's input, not the prior's)."""
+    for k, v in params.items():
+        if k not in p.params:
+            declared = ", ".join(sorted(p.params)) or "none"
+            raise RunError(f"-p {k}: {prior} declares no parameter {k} "
+                           f"(declared: {declared})")
+        try:
+            p.set_param(k, p.parse_query(v)[0] if isinstance(v, str) else v)
+        except ParamError as e:      # outside the domain the prior declares
+            raise RunError(f"-p {e}") from None
+        except PrologError as e:     # a value that does not read: the user's, not the prior's
+            why = getattr(e, "message", None) or str(e).splitlines()[0]
+            col = getattr(e, "col", None)
+            raise RunError(f"-p {k}={v}: not a term ({why}"
+                           + (f" at column {col})" if col else ")")) from None
 
 
 def initial_term(cfg, model, train, init_text: str | None = None):

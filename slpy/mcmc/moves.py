@@ -125,8 +125,11 @@ def _other_choice(rng, node):
     keys = [x[2] for x in c] if builtin else [x[1] for x in c]
     cur = next(i for i, k in enumerate(keys) if (k == node.key if builtin else
                                                  k is node.key))
-    total = node._total
-    rest = total - c[cur][0]
+    # the others' weights summed, not total - w: a label near 1 beside one near 0
+    # leaves total - w at 0 in floating point
+    rest = math.fsum(x[0] for i, x in enumerate(c) if i != cur)
+    if not rest > 0:
+        return None
     u = rng.random() * rest
     acc = 0.0
     j = None
@@ -137,7 +140,8 @@ def _other_choice(rng, node):
         acc += x[0]
         if u < acc:
             break
-    return keys[j], math.log(rest) - math.log(total - c[j][0])
+    back = math.fsum(x[0] for i, x in enumerate(c) if i != j)
+    return keys[j], math.log(rest) - math.log(back)
 
 
 def change_move(model) -> Move:
@@ -301,14 +305,18 @@ def resolve_proposal(model, spec: str) -> str:
     """`spec`, with ``default`` replaced by the mixture it stands for on `model`."""
     if spec != DEFAULT_PROPOSAL:
         return spec
+    # a family's own mixture, else slpy's, each without the family moves that do
+    # not apply to this model (the exact move off GROWTREE, a clustering move on a
+    # prior not written as priors/crp.slp)
     own = getattr(model.scorer, "proposal", None)
-    if own:
-        return own
-    mix = parse_mixture(DEFAULT_MIXTURE)
-    rest = [(n, w) for n, w in mix
-            if _family_move(n) is None or _family_move(n).applies(model)]
+    for spec in ((own, DEFAULT_MIXTURE) if own else (DEFAULT_MIXTURE,)):
+        mix = parse_mixture(spec)
+        rest = [(n, w) for n, w in mix
+                if _family_move(n) is None or _family_move(n).applies(model)]
+        if rest:
+            break
     if len(rest) == len(mix):
-        return DEFAULT_MIXTURE
+        return spec
     total = sum(w for _, w in rest)
     return ",".join(f"{n}:{round(w / total, 6):g}" for n, w in rest)
 

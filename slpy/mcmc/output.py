@@ -77,6 +77,7 @@ class ChainOutput:
     drawn: dict = field(default_factory=dict)   # model -> the family's drawing
     best_drawn: object = None  # the family's drawing of best_model
     predictions: object = None # posterior predictive of the test rows, or None
+    evidence: dict | None = None   # an SMC island's log evidence and steps (--method smc)
 
     @property
     def kept(self) -> int:

@@ -32,23 +32,90 @@ def run(cfg, out, resume: bool = False, quiet: bool = False, force: bool = False
     `jobs` may be given with it. `limits`: Program() limits of the prior's queries
     (not settings: they change nothing unless reached). `warn(line)` gets the
     warnings (default: standard error). `backend`, `scheduler`: where the chains run
-    (slpy.mcmc.dispatch); the results do not depend on them."""
-    from .._version import __version__
+    (slpy.mcmc.dispatch); the results do not depend on them.
+
+    With `until_converged`, a run that has not converged (slpy.mcmc.convergence) runs
+    again with twice the iterations a chain, within `max_iterations` and
+    `max_seconds`; the burn-in stays the first round's, and each round recomputes the
+    chains from the start with the same seeds (what was written is kept), so a run
+    that stops at N iterations equals a plain run of N iterations with that burn-in."""
     warn = warn or (lambda line: print(line, file=sys.stderr))
+    t0 = time.perf_counter()
+    cfg, summary = _run_once(cfg, out, resume, quiet, force, limits, warn, backend,
+                             scheduler)
+    if not cfg.until_converged:
+        return summary
+    rounds = [cfg.iterations]
+    while True:
+        n = 2 * cfg.iterations
+        if cfg.max_iterations is not None:
+            n = min(n, cfg.max_iterations)
+        stop = None
+        if summary.get("converged") or summary.get("interrupted"):
+            break
+        if n <= cfg.iterations:
+            stop = f"the budget of --max-iterations {cfg.max_iterations}"
+        elif cfg.max_seconds is not None and (time.perf_counter() - t0 + summary["seconds"]
+                                              * n / cfg.iterations > cfg.max_seconds):
+            stop = f"the budget of --max-time {cfg.max_seconds:g} s"
+        if stop:
+            _note_stop(out, summary, rounds, f"stopped by {stop}: not converged after "
+                                             f"{cfg.iterations} iterations a chain")
+            return summary
+        if not quiet:
+            warn(f"not converged after {cfg.iterations} iterations a chain: running "
+                 f"again to {n} (the first {cfg.iterations} are not redone on disk)")
+        cfg, summary = _run_once({"jobs": cfg.jobs, "iterations": n}, out, True, quiet,
+                                 False, limits, warn, backend, scheduler)
+        rounds.append(n)
+    _note_stop(out, summary, rounds, None)
+    return summary
+
+
+def _note_stop(out, summary, rounds, why):
+    """An --until-converged run's rounds (and why it stopped short) in its summary."""
+    rd = RunDir(out, create=False)
+    summary["rounds"] = rounds
+    lines = rd.read_summary_text().rstrip("\n").split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("convergence:")),
+              len(lines))
+    new = [f"until converged: {len(rounds)} round(s) of "
+           + ", ".join(str(n) for n in rounds) + " iterations a chain"]
+    if why:
+        summary["stopped_by_budget"] = True
+        new.append(why)
+    text = "\n".join(lines[:at] + new + lines[at:])
+    rd.write_summary({k: v for k, v in summary.items() if k not in TIMING}, text)
+
+
+def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
+    """One run (or resumed run) of the chains: (its settings, its summary)."""
+    from .._version import __version__
     rd = RunDir(out, create=False)    # created once the checks below have passed
     if resume:
-        cfg = prepare.resume_config(rd, {k: v for k, v in dict(cfg).items() if k == "jobs"})
+        cfg = prepare.resume_config(rd, {k: v for k, v in dict(cfg).items()
+                                         if k in ("jobs", "iterations")}).resolved()
     else:
         cfg = RunConfig.from_dict(cfg).resolved()
         rd.check_new(force)
     cfg.check()
+    if cfg.method == "smc":
+        if resume:
+            raise RunError("an SMC run cannot be resumed: run it again")
+        if cfg.until_converged:
+            raise RunError("--until-converged is for --method mcmc (an SMC run is as long "
+                           "as its heats)")
+        cfg = cfg.replace(temper=1)       # an island's particles are its replicas
     if not cfg.family:
-        cfg = cfg.replace(family=declared_family(cfg.prior) or "tree")
+        cfg = cfg.replace(family=declared_family(cfg.prior, limits) or "tree")
     family = family_of(cfg)
     cfg = cfg.replace(query=cfg.query or family.query)
     warm_up(cfg.proposal)             # while the data and the program load
     train, test = family.load_data(cfg)
     dropped = _dropped_rows(cfg, family.dropped_rows(cfg, train, test), warn)
+    from ..cliopts import data_notes
+    for line in data_notes(cfg, train, test):     # columns no model can learn from, ...
+        warn(line)
     if resume:
         prepare.check_data_hash(rd, family.data_hash(train))
         resume_rows = prepare.trace_rows(rd, cfg)
@@ -77,15 +144,23 @@ def run(cfg, out, resume: bool = False, quiet: bool = False, force: bool = False
                            quiet=quiet or cfg.chains > 1)
                  for i in range(cfg.chains)]
         t0 = time.perf_counter()
-        outs = dispatch.run_tasks(tasks, cfg.jobs, local, model)
+        outs = dispatch.run_tasks(tasks, cfg.jobs, local, model, progress=not quiet)
         seconds = time.perf_counter() - t0
     tempered = cfg.tempering().k > 1
     for task, o in zip(tasks, outs):
-        if task.trace_dir is None:            # run elsewhere: its trace came back
-            rd.write_trace(o.index, o.trace, family.stats, tempered)
+        if task.trace_dir is None or o.evidence is not None:   # run elsewhere, or an
+            rd.write_trace(o.index, o.trace, family.stats, tempered)   # SMC island
     summary, text = summarise(cfg, outs, seconds, dropped, getattr(test, "y", None))
+    if cfg.method == "smc":
+        from .evidence import evidence_summary
+        entry, lines = evidence_summary(outs)
+        summary.update(entry)
+        head = text.split("\n")
+        head[1] = (f"SMC: {cfg.chains} island(s) of {cfg.particles:,} particles, "
+                   f"{summary['iterations']:,} MCMC steps in all")
+        text = "\n".join(head[:2] + lines + head[2:])
     _write_outputs(rd, cfg, outs, summary, text, train, test)
-    return summary
+    return cfg, summary
 
 
 def _dropped_rows(cfg, counts, warn) -> dict:

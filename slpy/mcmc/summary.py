@@ -1,15 +1,28 @@
 """The summary of a run's chains: summary.json's figures and summary.txt's lines."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..runs import accuracy_figures
 from .config import family_of
+from .convergence import verdict, criterion_of
 from .output import merge_visits
 
 __all__ = ["summarise", "timing_line", "TIMING"]
 
 TIMING = ("seconds", "iterations_per_second")   # in timing.json, not summary.json
+
+# what to add to a run without test rows for a held-out accuracy, by family
+HOLDOUT_HINT = {
+    "tree": lambda cfg: "--holdout 0.2 (or --test CSV)",
+    "bn": lambda cfg: ("" if cfg.get("target") else "--target VARIABLE ")
+    + "--holdout 0.2 (or --test CSV)",
+}
+# neighbours in the ranking closer than this many Monte Carlo standard errors of their
+# difference are not told apart
+TIED_MCSE = 2.0
 
 
 def summarise(cfg, outs, seconds, dropped=None, y_test=None):
@@ -51,8 +64,12 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
         "interrupted": any(o.interrupted for o in outs),
         "rows_with_missing_values": dropped or {},
     }
+    keys = [m["model"] for m in summary["top_models"]]
+    for m, se in zip(summary["top_models"], _model_mcse(outs, keys)):
+        m["mcse"] = se
     extra, extra_lines = family.summary(merged, kept) if kept else ({}, [])
     summary.update(extra)
+    extra_lines = extra_lines + _family_mcse(family, outs, extra, summary)
     traces = (("log_lik", "log-lik"),) + tuple((n, n) for n in family.stats)
     conv = _convergence(outs, traces) if len(outs) > 1 else None
     if conv is not None:
@@ -62,6 +79,13 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     preds = [o.predictions for o in outs if o.predictions is not None]
     if preds and y_test is not None:
         summary.update(accuracy_figures(np.mean(preds, axis=0), y_test))
+    if len(preds) > 1:
+        spread = np.ptp(np.stack(preds), axis=0)      # rows x classes
+        summary["prediction_spread"] = {"mean": round(float(spread.mean()), 6),
+                                        "max": round(float(spread.max()), 6)}
+    if _mcmc(outs):
+        ok, verdict_line = verdict(conv, traces, criterion_of(cfg), len(outs))
+        summary["converged"] = ok
     lines = [f"slpy run: {cfg['prior']} on {cfg['data']}",
              f"{iters} iterations, {len(outs)} chain(s)"
              + (" [interrupted]" if summary["interrupted"] else "")]
@@ -70,6 +94,12 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     lines.append(f"acceptance rate {summary['acceptance_rate']:.3f}")
     if conv is not None:
         lines.extend(_convergence_lines(conv, traces))
+    if "prediction_spread" in summary:
+        sp = summary["prediction_spread"]
+        lines.append(f"the chains' predicted probabilities differ by {sp['mean']:.4f} on "
+                     f"average, {sp['max']:.4f} at most")
+    if _mcmc(outs) and conv is not None:      # one chain: summary.json says converged false
+        lines.append(verdict_line)
     if len(summary["moves"]) > 1:
         lines.append("acceptance by move " + ", ".join(
             f"{k}: {v:.3f}" for k, v in summary["moves"].items()))
@@ -85,15 +115,19 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     if "acc_max" in summary:
         lines.append(f"test accuracy: acc_max {summary['acc_max']:.4f}, "
                      f"acc_prob {summary['acc_prob']:.4f}")
+    elif not (cfg.get("test") or cfg.get("holdout")) and family.name in HOLDOUT_HINT:
+        lines.append("for held-out accuracy: " + HOLDOUT_HINT[family.name](cfg))
     lines.extend(extra_lines)
     drawn = {}
     for o in outs:
         drawn.update(o.drawn)
+    lines.extend(_tied_lines(outs, keys))
     for i, m in enumerate(summary["top_models"], 1):
         lines.append("")
         label = family.label({n: m[n] for n in family.stats})
-        lines.append(f"#{i}: posterior {m['prob']:.4f}, log-likelihood {m['log_lik']:.3f}"
-                     + (f", {label}" if label else ""))
+        se = f" (MCSE {m['mcse']:.4f})" if m["mcse"] is not None else ""
+        lines.append(f"#{i}: posterior {m['prob']:.4f}{se}, log-likelihood "
+                     f"{m['log_lik']:.3f}" + (f", {label}" if label else ""))
         t = drawn.get(m["model"])
         if t is not None:
             lines.append(str(t))
@@ -139,11 +173,128 @@ def _convergence(outs, traces):
 def _convergence_lines(conv, traces):
     def fmt(x, spec, inf=False):   # None: nan, or inf when the name is in the warning
         return ("inf" if inf else "n/a") if x is None else format(x, spec)
-    lines = [f"R-hat (bulk ESS) over {conv['chains']} chains of {conv['draws']} draws: "
-             + ", ".join(f"{label} {fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
-                         f"({fmt(conv[k]['ess_bulk'], '.0f')})" for k, label in traces)]
-    if conv["rhat_warning"]:
-        names = ", ".join(label for k, label in traces if k in conv["rhat_warning"])
-        lines.append(f"warning: R-hat above 1.01 for {names}: the chains disagree (run "
-                     f"longer, temper, or start from elsewhere)")
+    return [f"R-hat (bulk, tail ESS) over {conv['chains']} chains of {conv['draws']} "
+            f"draws: " + ", ".join(
+                f"{label} {fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
+                f"({fmt(conv[k]['ess_bulk'], '.0f')}, {fmt(conv[k].get('ess_tail'), '.0f')})"
+                for k, label in traces)]
+
+
+def _family_mcse(family, outs, extra, summary) -> list:
+    """Monte Carlo standard errors of the family's posterior probabilities (edge
+    marginals, co-clustering, the number of clusters), from the chains' own estimates:
+    their standard deviation over sqrt(chains) (independent chains of equal length).
+    Each as `<name>_mcse` in summary.json, the largest in a line."""
+    if len(outs) < 2 or not _mcmc(outs) or not extra:
+        return []
+    own = [family.summary(merge_visits([o], family.stats), o.kept)[0] if o.kept else {}
+           for o in outs]
+    lines = []
+    for name, v in extra.items():
+        if isinstance(v, dict) and v and all(isinstance(x, float) for x in v.values()):
+            keys = sorted(set(v).union(*(c.get(name, {}) for c in own)))
+            est = np.array([[c.get(name, {}).get(k, 0.0) for k in keys] for c in own])
+            se = est.std(axis=0, ddof=1) / math.sqrt(len(own))
+            summary[f"{name}_mcse"] = {k: round(float(e), 6) for k, e in zip(keys, se)}
+            at = keys[int(np.argmax(se))]
+        elif isinstance(v, list) and v and isinstance(v[0], list):
+            shape = np.shape(v)
+            est = np.array([c[name] if name in c and np.shape(c[name]) == shape
+                            else np.full(shape, np.nan) for c in own])
+            se = np.nanstd(est, axis=0, ddof=1) / math.sqrt(len(own))
+            summary[f"{name}_mcse"] = [[round(float(e), 6) for e in r] for r in se]
+            i, j = np.unravel_index(int(np.nanargmax(se)), shape)
+            at = f"{i + 1}, {j + 1}"
+        else:
+            continue
+        lines.append(f"Monte Carlo standard error of the {name.replace('_', ' ')}: at most "
+                     f"{float(np.nanmax(se)):.4f} ({at}; each in summary.json)")
     return lines
+
+
+def _batch_means_var(x: np.ndarray) -> float | None:
+    """The variance of the mean of one chain's series x by batch means (sqrt(n)
+    batches of equal size, the first n mod size draws left out); None below 4 draws."""
+    n = x.size
+    b = int(math.isqrt(n))
+    if b < 2:
+        return None
+    a = n // b
+    means = x[n - a * b:].reshape(b, a).mean(axis=1)
+    return float(a * np.var(means, ddof=1) / (a * b))
+
+
+def _series(outs, key, other=None) -> list:
+    """Per chain: the indicator of the model `key` at each kept draw (minus that of
+    `other`, when given)."""
+    out = []
+    for o in outs:
+        m = o.trace.model
+        x = np.zeros(len(m))
+        for k, sign in ((key, 1.0), (other, -1.0)):
+            v = o.visits.get(k) if k is not None else None
+            if v is not None:
+                x += sign * (m == v.id)
+        out.append(x)
+    return out
+
+
+def _mcse(series) -> float | None:
+    """The Monte Carlo standard error of the mean of the chains' series pooled as the
+    visit counts pool them: sqrt(sum_c (n_c / N)^2 var_c), var_c each chain's batch
+    means variance (independent chains)."""
+    total = sum(x.size for x in series)
+    if not total:
+        return None
+    acc = 0.0
+    for x in series:
+        if x.size:
+            v = _batch_means_var(x)
+            if v is None:
+                return None
+            acc += (x.size / total) ** 2 * v
+    return math.sqrt(acc)
+
+
+def _mcmc(outs) -> bool:
+    """Whether the outputs are Markov chains (an SMC island's draws are particles, whose
+    error batch means do not measure)."""
+    return all(getattr(o, "evidence", None) is None for o in outs)
+
+
+def _model_mcse(outs, keys) -> list:
+    """The MCSE of each model's estimated posterior probability (rounded, so that
+    summary.json reads the same in every process); None for SMC."""
+    if not _mcmc(outs):
+        return [None] * len(keys)
+    out = []
+    for k in keys:
+        se = _mcse(_series(outs, k))
+        out.append(None if se is None else round(se, 6))
+    return out
+
+
+def _tied_lines(outs, keys) -> list:
+    """A line naming the runs of neighbours in the ranking whose probabilities differ by
+    less than TIED_MCSE Monte Carlo standard errors of their difference."""
+    if not _mcmc(outs):
+        return []
+    tied = []
+    for i in range(len(keys) - 1):
+        d = _series(outs, keys[i], keys[i + 1])
+        se = _mcse(d)
+        diff = abs(sum(float(x.sum()) for x in d)) / max(1, sum(x.size for x in d))
+        tied.append(se is None or diff < TIED_MCSE * se)
+    groups, start = [], None
+    for i, t in enumerate(tied + [False]):
+        if t and start is None:
+            start = i
+        elif not t and start is not None:
+            groups.append((start + 1, i + 1))
+            start = None
+    if not groups:
+        return []
+    names = "; ".join(f"#{a} and #{b}" if b == a + 1 else f"#{a} to #{b}"
+                      for a, b in groups)
+    return [f"not told apart (within {TIED_MCSE:g} Monte Carlo standard errors of each "
+            f"other): {names}; their order is chance (run longer, or more chains)"]

@@ -1,5 +1,6 @@
 """A chain as a task that can run anywhere: in this process, a joblib worker, or a
-dask or Ray worker on another machine.
+dask or Ray worker on another machine (under ``--method smc``, an SMC island:
+slpy.mcmc.evidence).
 
 A :class:`ChainTask` carries everything the chain needs as data, no paths: the run's
 settings, the prior's text, the training and test data, the text of an --init file.
@@ -41,6 +42,7 @@ class ChainTask:
     all_models: bool = False       # draw every visited model, not only the top ones
     workers: int = 1               # processes for the tempered replicas
     quiet: bool = True             # no progress bar
+    board: str | None = None       # a progress.Board's file to post progress to
 
 
 def run_task(task: ChainTask, model=None) -> ChainOutput:
@@ -50,18 +52,11 @@ def run_task(task: ChainTask, model=None) -> ChainOutput:
     if model is None:
         model = build_model(cfg, task.train, task.limits, task.prior_text)
     family = family_of(cfg)
-    init = initial_term(cfg, model, task.train, task.init_text)
-    progress = Progress(cfg.iterations, f"chain {task.index}", show=not task.quiet)
-    with contextlib.ExitStack() as stack:
-        observers = [progress]
-        if task.trace_dir is not None:
-            trace = stack.enter_context(RunDir(task.trace_dir, create=False).open_trace(
-                task.index, model.scorer.stats, cfg.tempering().k > 1, task.keep_rows))
-            observers.insert(0, TraceWriter(trace.write, task.keep_rows))
-        stack.enter_context(progress.deferred_interrupt())
-        out = run_chain(model, cfg, task.index, observers, init_term=init, task=task,
-                        workers=task.workers)
-    progress.close()
+    if cfg.get("method") == "smc":
+        from .evidence import run_island
+        out = run_island(task, model)
+    else:
+        out = _run_chain(task, model)
 
     def draw(key, term):
         return family.describe(model.scorer, task.train, key, term)
@@ -76,6 +71,24 @@ def run_task(task: ChainTask, model=None) -> ChainOutput:
                                      out.kept, drawn)
     return out.forget_terms()
 
+
+
+def _run_chain(task: ChainTask, model) -> ChainOutput:
+    cfg = task.config
+    init = initial_term(cfg, model, task.train, task.init_text)
+    progress = Progress(cfg.iterations, f"chain {task.index}", show=not task.quiet,
+                        board=task.board, index=task.index)
+    with contextlib.ExitStack() as stack:
+        stack.callback(progress.close)
+        observers = [progress]
+        if task.trace_dir is not None:
+            trace = stack.enter_context(RunDir(task.trace_dir, create=False).open_trace(
+                task.index, model.scorer.stats, cfg.tempering().k > 1, task.keep_rows))
+            observers.insert(0, TraceWriter(trace.write, task.keep_rows))
+        stack.enter_context(progress.deferred_interrupt())
+        out = run_chain(model, cfg, task.index, observers, init_term=init, task=task,
+                        workers=task.workers)
+    return out
 
 
 def run_task_safely(task: ChainTask) -> ChainOutput:

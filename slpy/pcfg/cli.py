@@ -51,8 +51,9 @@ def _consult(program, prior):
         raise click.ClickException(str(e.errors[0]))
     except PrologError as e:
         raise click.ClickException(f"{prior}: {e}")
-    except Halt:
-        raise click.ClickException(f"{prior}: halt called while loading")
+    except Halt as h:
+        raise click.ClickException(f"{getattr(h, 'where', None) or prior}: halt called "
+                                   f"while loading")
 
 
 def _fmt_p(p: float) -> str:
@@ -104,13 +105,19 @@ def _fmt_p(p: float) -> str:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed for samples, path sampling and the recognition check.")
 @_limits.options(what="query of the prior")
+@_limits.allow_load_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
 def exact(**kw):
     """Exact posterior of a tractable prior: MAP tree, top trees, evidence."""
+    from ..errors import WriteError
     try:
         return _exact(**kw)
     except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
         raise
+    except WriteError as e:     # a full disk: the run directory is written at the end
+        when = "there is space" if e.no_space else "it can be written"
+        raise click.ClickException(f"{e}; {kw['out']} is incomplete: run slpy exact "
+                                   f"again with --force once {when}") from None
     except Exception as e:
         ctx = click.get_current_context(silent=True)
         if ctx is not None and ctx.find_root().params.get("debug"):
@@ -118,11 +125,16 @@ def exact(**kw):
         raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
 
 
-def _tree_family_only(prior) -> None:
+def _tree_family_only(prior, limits) -> None:
     """The PCFG back end answers for trees: a prior of another family is a usage error
-    (its load errors are reported where the prior is loaded below)."""
+    (its load errors are reported where the prior is loaded below, but for a limit
+    passed, which stops here)."""
     from ..family import declared_family
-    family = declared_family(prior) or "tree"
+    from ..logic.program import LoadErrors
+    try:
+        family = declared_family(prior, limits) or "tree"
+    except LoadErrors as e:
+        raise click.ClickException(str(e.errors[0])) from None
     if family == "bn":
         raise click.UsageError(f"{prior}: a Bayesian-network prior: slpy exact is for trees; "
                                f"networks of up to 5 variables have exact answers in "
@@ -135,7 +147,7 @@ def _tree_family_only(prior) -> None:
 def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_method,
            max_depth, top,
            samples, paths, out, force, query, params, dirichlet_alpha, route, max_variants,
-           max_row_sets, seed, timeout, max_steps, max_memory, quiet):
+           max_row_sets, seed, timeout, max_steps, max_memory, allow_load, quiet):
     t_start = time.perf_counter()
     timings = {}
     import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
@@ -148,7 +160,8 @@ def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_
     from ..runs import RunDir, RunDirError
     if test_path is not None and data is None:
         raise click.UsageError("--test needs --data")
-    _tree_family_only(prior)
+    limits = _limits.program_limits(timeout, max_steps, max_memory, allow_load)
+    _tree_family_only(prior, limits)
     rd = None
     if out is not None:
         try:
@@ -169,7 +182,7 @@ def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_
             train = bucketer.transform_dataset(train)   # test rows route raw
     elif bucket is not None:
         raise click.UsageError("--bucket needs --data")
-    program = Program(**_limits.program_limits(timeout, max_steps, max_memory))
+    program = Program(**limits)
     if train is not None:
         program.attach_data(train)
     pairs = _set_params(program, params)
@@ -178,6 +191,11 @@ def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_
         if name not in program.params:
             raise click.BadParameter(f"{prior} declares no parameter {name}",
                                      param_hint="'-p'")
+    from ..logic.params import ParamError
+    try:
+        program.check_params()
+    except ParamError as e:
+        raise click.BadParameter(str(e), param_hint="'-p'") from None
     truncate = None
     if max_depth is not None:
         if "max_depth" in program.params:

@@ -81,7 +81,11 @@ def _file_names(t):
 
 def _consult(session, files) -> bool:
     for name in _file_names(files):
-        session.consult(name)
+        if session.program._loading_file is not None:
+            # a directive of a file asks: what the sandbox allows (slpy.logic.sandbox)
+            session.program.load_file(name)
+        else:
+            session.consult(name)     # the user asks: any file
     return True
 
 

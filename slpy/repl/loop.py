@@ -270,6 +270,12 @@ def run(files=(), seed=None, pure=False, params=(), history=None, quiet=False,
     except Halt as h:
         session.flush()
         return h.code
+    from ..logic.params import ParamError
+    try:
+        session.program.check_params()    # the domains the files declare
+    except ParamError as e:
+        session.message(f"Error: -p {e}")
+        return 2
     interactive = (stdin is sys.stdin and stdin.isatty() and sys.stdout.isatty())
     if interactive:
         return run_tty(session, history, banner=not quiet)

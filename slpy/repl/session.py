@@ -43,14 +43,15 @@ class Session:
     the session, the last stochastic answer's proof tree, and the output streams."""
 
     def __init__(self, seed=None, pure=False, stdout=None, stderr=None, debug=False,
-                 max_steps=None, timeout=None, max_memory=None):
+                 max_steps=None, timeout=None, max_memory=None, **load):
         self.stdout = stdout if stdout is not None else sys.stdout
         self.stderr = stderr if stderr is not None else sys.stderr
         self.debug = debug
         self.interactive = False
         self.at_line_start = True
+        # load: Program()'s load_timeout and allow_load (slpy.logic.sandbox)
         self.program = Program(max_steps=max_steps, timeout=timeout, max_memory=max_memory,
-                               out=self.write)
+                               out=self.write, **load)
         self.program.engine.write_err = self._write_err
         if pure:
             self.program.flags["sampling"] = "pure"
@@ -97,7 +98,9 @@ class Session:
 
     def consult(self, path) -> None:
         """Load a file; load errors are printed (ERROR: file:line: ...), loading goes
-        on; a missing file raises PrologError."""
+        on; a missing file raises PrologError. The user's files may load files below
+        their folders (slpy.logic.sandbox)."""
+        self.program.sandbox.allow_file(path)
         try:
             self.program.consult(path)
         except LoadErrors as e:

@@ -6,6 +6,7 @@ Bad input is one line on stderr and a non-zero exit, never a traceback (unless
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import click
 
@@ -22,6 +23,9 @@ def _one_line_errors(fn):
             return fn(*args, **kwargs)
         except ReportError as e:
             raise click.ClickException(str(e))
+        except OSError as e:    # a full disk while writing, a file gone while reading
+            where = f"{e.filename}: " if e.filename else ""
+            raise click.ClickException(f"{where}{e.strerror or e}") from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
         except Exception as e:
@@ -30,6 +34,36 @@ def _one_line_errors(fn):
                 raise
             raise click.ClickException(f"internal error: {type(e).__name__}: {e}")
     return wrapper
+
+
+def _writable_dir(path) -> None:
+    """A usage error naming --out now, before the work, unless files can be written
+    in the directory `path` (made if it is not there, and removed again)."""
+    import tempfile
+    p = Path(path)
+    made = [d for d in (p, *p.parents) if not d.exists()]
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=p).close()
+    except OSError as e:
+        raise click.BadParameter(f"{path}: cannot write there ({e.strerror or e})",
+                                 param_hint="'--out'") from None
+    for d in made:            # deepest first: make_report makes what it needs
+        d.rmdir()
+
+
+def _writable_file(path) -> None:
+    """A usage error naming --out now unless the file `path` can be written (opened
+    for appending, which changes nothing; removed again if it was not there)."""
+    p = Path(path)
+    there = p.exists()
+    try:
+        open(p, "a").close()
+    except OSError as e:
+        raise click.BadParameter(f"{path}: cannot write the file ({e.strerror or e})",
+                                 param_hint="'--out'") from None
+    if not there:
+        p.unlink()
 
 
 @click.command("report")
@@ -56,6 +90,7 @@ def report_cmd(run_dir, out, top, test, exact):
                                    "installed: pip install 'slpy[plots]'")
     from .page import make_report
     from .html import available, write_html
+    _writable_dir(out if out is not None else Path(run_dir[0]) / "report")
     path, warnings = make_report(list(run_dir), out, top, test, exact)
     html = write_html(path) if available() else None
     for w in warnings:
@@ -83,6 +118,8 @@ def report_cmd(run_dir, out, top, test, exact):
 def predict_cmd(run_dir, data, out, exact, missing):
     """Per-row class probabilities (or means) of a run's posterior for new data."""
     from .predict import predict_run
+    if out is not None:
+        _writable_file(out)
     try:
         lines = predict_run(run_dir, data, out, exact, missing)
     except BrokenPipeError:           # `slpy predict ... | head`: the reader has gone

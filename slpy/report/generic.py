@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import ReportError, md_table as _table
+from . import ReportError, md_code, md_table as _table
 from .compare import convergence
 from .rundir import load_run
 from .sections import convergence_section, fmt, runs_section, trace_section, unique_labels
@@ -41,7 +41,7 @@ def family_report(family, run_dirs, out=None, top: int = 5):
                             *[fmt(m.get(s), ".0f") for s in family.stats],
                             *[fmt(p) for p in m["probs"]]]
                            for k, m in enumerate(table, 1)])
-    lines += [""] + [f"- M{k}: `{m['model']}`" for k, m in enumerate(table, 1)] + [""]
+    lines += [""] + [f"- M{k}: {md_code(m['model'])}" for k, m in enumerate(table, 1)] + [""]
     lines += family.report_sections(runs, out, top)
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     numbers = {"family": family.name,

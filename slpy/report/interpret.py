@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import md_table as _table
+from . import md_code, md_table as _table, md_text
 from .figures import COLORS, _figure, _save
 
 __all__ = ["run_posterior", "interpretation_section", "COVERAGE", "PD_FEATURES"]
@@ -58,7 +58,7 @@ def interpretation_section(runs, out, load_data) -> tuple[list[str], dict]:
               "probability that the tree splits on it (the summed probabilities of the "
               "visited trees that do, from models.csv).", ""]
     head = ["feature"] + [r.label for r in runs]
-    lines += _table(head, [[f"`{names[j]}`"] + [f"{inc[k, j]:.4f}" for k in range(len(runs))]
+    lines += _table(head, [[md_code(names[j], table=True)] + [f"{inc[k, j]:.4f}" for k in range(len(runs))]
                            for j in order])
     _inclusion_figure(runs, names, inc, order, out / "feature_inclusion.png")
     lines += ["", "![posterior inclusion probabilities](feature_inclusion.png)", ""]
@@ -66,7 +66,7 @@ def interpretation_section(runs, out, load_data) -> tuple[list[str], dict]:
     _pd_figure(runs, datas, posts, top, out / "partial_dependence.png")
     task = datas[0].train.task
     what = "the posterior mean response" if task == "regression" else \
-        f"the probability of class {datas[0].train.classes[-1]}"
+        f"the probability of class {md_text(datas[0].train.classes[-1])}"
     lines += [f"Partial dependence of {what} on the {len(top)} most included features "
               f"(the mean over the training rows of the prediction with the feature set "
               f"to each value), with the central {COVERAGE:.0%} band over the visited "
@@ -141,14 +141,24 @@ def _inclusion_figure(runs, names, inc, order, path):
 def _pd_figure(runs, datas, posts, features, path):
     fig = _figure(3.6 * len(features) + 0.6, 3.4)
     axes = fig.subplots(1, len(features), squeeze=False)[0]
-    from ..trees.interpret import make_grid
+    from ..trees.interpret import level_grid, make_grid
     for ax, j in zip(axes, features):
         for k, (r, d, p) in enumerate(zip(runs, datas, posts)):
             X = d.train.X
-            grid = make_grid(X[:, j], GRID)
+            levels = (d.train.levels or [None] * len(d.train.feature_names))[j]
+            grid = make_grid(X[:, j], GRID) if levels is None else \
+                level_grid(X[:, j], levels)[0]
             pdp = p.partial_dependence(X, j, grid, COVERAGE)
             row = -1 if d.train.task == "classification" else 0
             c = COLORS[k % len(COLORS)]
+            if levels is not None:            # levels have no order: a point per level
+                at = np.arange(len(grid)) + (k - (len(runs) - 1) / 2) * 0.12
+                avg = pdp["average"][row]
+                ax.errorbar(at, avg, yerr=[avg - pdp["lower"][row], pdp["upper"][row] - avg],
+                            fmt="o", color=c, ms=5, capsize=3, label=r.label)
+                ax.set_xticks(np.arange(len(grid)), pdp["grid_values"][0], rotation=30,
+                              ha="right", fontsize=8)
+                continue
             ax.fill_between(grid, pdp["lower"][row], pdp["upper"][row], step="mid",
                             color=c, alpha=0.25, lw=0)
             ax.step(grid, pdp["average"][row], where="mid", color=c, lw=1.5, label=r.label)

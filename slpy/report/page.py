@@ -2,16 +2,19 @@
 
 Writes into the output directory:
 
-    report.md               the page: runs, convergence, top trees per run side by side,
-                            class-probability agreement, the exact comparison, trees
+    report.md               the page: runs, convergence, top trees per run side by side
+                            (each drawn), class-probability agreement, the exact
+                            comparison, trees
     report.json             the page's numbers
     trace_log_lik.png       log-likelihood trajectories (and trace_leaves, trace_depth)
     seed_scatter.png        class probabilities of each pair of runs (with test rows)
     seed_differences.png    histogram of their differences
     feature_inclusion.png   posterior inclusion probability of each feature (interpret.py)
     partial_dependence.png  partial dependence with credible bands
-    trees/tree_K.png        the runs' most visited, highest-likelihood and MAP trees,
-                            with tree_K.dot (Graphviz) and tree_K.txt (export_text)
+    trees/tree_K.svg        the runs' most visited, highest-likelihood and MAP trees
+                            drawn (slpy.trees.svg), with tree_K.png (matplotlib),
+                            tree_K.dot (Graphviz) and tree_K.txt (export_text)
+    trees/top_K.svg         the K-th tree of the top-trees table drawn
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from ..family import FamilyError, get as get_family
 from ..runs import RunDir, RunDirError
-from . import ReportError, figures, md_table as _table
+from . import ReportError, figures, md_code, md_table as _table
 from .compare import (EXACT, TRACES, agreement, comparison_units, convergence,
                       exact_distance, exact_for, prediction_sets, top_trees)
 from .generic import family_report
@@ -34,20 +37,69 @@ __all__ = ["make_report"]
 
 ROLES = {"top": "most visited (MAP estimate)", "best": "highest likelihood",
          "map": "exact MAP"}
+TREE_FONT = 13       # px, of the trees drawn in SVG (report.html shows them at full size)
 
 
-def _top_section(table) -> list[str]:
+def _top_section(table, drawings) -> list[str]:
     head = ["tree", "leaves", "log-likelihood"] + table["labels"]
     rows, keys = [], []
     for k, row in enumerate(table["rows"], 1):
         rows.append([f"T{k}", fmt(row["leaves"], ".0f"), fmt(row["log_lik"], ".3f")]
                     + [fmt(p, ".5f") if p is not None else "-" for p in row["probs"]])
-        keys.append(f"- T{k}: `{row['model']}`")
+        keys.append(f"- T{k}: {md_code(row['model'])}")
     return (["## Top trees per run", "",
              "Estimated posterior probability of each run's most probable trees, side by "
              "side (paper 002, Tables 2-5; the chains of a single run are compared as "
              "runs): 0 is a tree the run never visited, - one the run does not list.", ""]
-            + _table(head, rows) + [""] + keys)
+            + _table(head, rows) + [""] + drawings
+            + ["Their model terms, as models.csv writes them:", ""] + keys)
+
+
+def _draw_top(table, runs, out, data_of) -> list[str]:
+    """Each tree of the top-trees table drawn (trees/top_K.svg), its leaves showing
+    the training rows of the first run whose data can be read; nothing without."""
+    from ..trees.model import Tree
+    from ..trees.svg import tree_svg
+    from ..trees.term import ModelTermError
+    for r in runs:
+        try:
+            data = data_of(r)
+        except ReportError:
+            continue
+        images = []
+        for k, row in enumerate(table["rows"], 1):
+            try:
+                tree = Tree.from_canonical(row["model"], data.rowsets, data.train,
+                                           data.alpha)
+            except ModelTermError:
+                continue                          # another data set's tree
+            (out / f"trees/top_{k}.svg").write_text(
+                tree_svg(tree, f"T{k}", font=TREE_FONT, fit=False) + "\n")
+            images.append(f"![T{k}](trees/top_{k}.svg)")
+        if not images:
+            return []
+        return [f"The trees drawn, \"yes\" to the left; their leaves show the training "
+                f"rows of {r.label} (of each class, or their mean and number).", "",
+                " ".join(images), ""]
+    return []
+
+
+def _cached(load):
+    """`load(run)` remembered per run, its ReportError too."""
+    got: dict = {}
+
+    def data_of(run):
+        key = id(run)
+        if key not in got:
+            try:
+                got[key] = (load(run), None)
+            except ReportError as e:
+                got[key] = (None, e)
+        value, err = got[key]
+        if err is not None:
+            raise err
+        return value
+    return data_of
 
 
 def _agreement_section(pred, agree, figs) -> list[str]:
@@ -146,7 +198,8 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
         lines += conv_lines + [""]
     if any(r.kind == "mcmc" for r in runs):
         lines += trace_section(runs, TRACES, out, " of the tree")
-    lines += _top_section(table) + [""]
+    data_of = _cached(load_run_data)
+    lines += _top_section(table, _draw_top(table, runs, out, data_of)) + [""]
     figs = []
     if len(pred.get("sets", [])) > 1:
         figures.scatter_figure(pred, out / "seed_scatter.png")
@@ -156,19 +209,22 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     lines += _agreement_section(pred, agree, figs) + [""]
     if dist:
         lines += _exact_section(dist) + [""]
-    feature_lines, features = interpretation_section(runs, out, load_run_data)
+    feature_lines, features = interpretation_section(runs, out, data_of)
     lines += feature_lines
     lines += ["## Trees", "",
-              "Each tree as a drawing, as Graphviz DOT and as text; \"yes\" (feature <= "
-              "threshold) goes left, leaves show the training rows of each class.", ""]
+              "Each tree as a drawing, as Graphviz DOT and as text; \"yes\" (the test "
+              "holds) goes left, leaves show the training rows of each class.", ""]
+    from ..trees.svg import tree_svg
     for k, (title, tree) in enumerate(_trees(runs, exact_post), 1):
         stem = f"trees/tree_{k}"
+        (out / f"{stem}.svg").write_text(tree_svg(tree, font=TREE_FONT, fit=False) + "\n")
         figures.tree_figure(tree, out / f"{stem}.png", title.replace(" = ", "\n"))
         (out / f"{stem}.dot").write_text(tree.to_dot() + "\n")
         (out / f"{stem}.txt").write_text(tree.export_text() + "\n")
-        lines += [f"### {title}", "", f"![{title}]({stem}.png)", "",
-                  f"[DOT]({stem}.dot), [text]({stem}.txt), {tree.n_leaves} leaves, "
-                  f"depth {tree.depth}", "", "```", tree.export_text(), "```", ""]
+        lines += [f"### {title}", "", f"![{title}]({stem}.svg)", "",
+                  f"[DOT]({stem}.dot), [text]({stem}.txt), [PNG]({stem}.png), "
+                  f"{tree.n_leaves} leaves, depth {tree.depth}", "", "```",
+                  tree.export_text(), "```", ""]
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     numbers = {"runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],
                "convergence": conv, "top_trees": table,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,10 +179,10 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     from ..pcfg.compile import compile_exact, CompileError
     from ..pcfg.grammar import GrammarTooLarge
     from ..trees.likelihood import DirichletLikelihood
-    from ..limits import program_limits, TIMEOUT, MAX_STEPS
+    from ..limits import program_limits, MAX_STEPS
     from ..logic.kinds import Halt
     cfg = dict(run.config, prior=_existing(run, run.config, "prior", "prior"))
-    limits = program_limits(TIMEOUT, MAX_STEPS, None)   # the defaults of every command
+    limits = program_limits(None, MAX_STEPS, None)      # the defaults of every command
     if data.train.task != "classification" or cfg.get("likelihood") not in (None, "dirichlet"):
         raise ReportError(f"{run.path}: the exact back end scores classes with the Dirichlet "
                           f"likelihood; this run does not")
@@ -291,16 +292,25 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
         blocks["exact"] = p
     header = ["row"] + (["true"] if labels is not None else []) + columns
     mats = [b.reshape(len(X), -1) for b in blocks.values()]
-    f = open(out, "w", newline="") if out else sys.stdout
-    try:
+
+    def write(f):
         w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         for i in range(len(X)):
             w.writerow([i] + ([labels[i]] if labels is not None else [])
                        + [_fmt(x) for m in mats for x in m[i]])
-    finally:
-        if out:
-            f.close()
+    if out is None:
+        write(sys.stdout)
+    else:        # whole or not at all: a full disk leaves an older file as it was
+        tmp = Path(f"{out}.tmp")
+        try:
+            with open(tmp, "w", newline="") as f:
+                write(f)
+            os.replace(tmp, out)
+        except OSError as e:
+            if tmp.is_file():
+                tmp.unlink()
+            raise ReportError(f"cannot write {out}: {e.strerror or e}") from None
     lines = [f"{len(X)} rows" + (f" ({dropped} with a missing value left out)" if dropped
                                  else "") + (f" -> {out}" if out else "")]
     if unseen:

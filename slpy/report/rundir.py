@@ -2,7 +2,9 @@
 
 ``load_run(path)`` reads (through slpy.runs, the format's one home) the small files
 at once (config, summary, models, predictions, trees) and each chain's trace; every
-problem is a one-line ReportError.
+problem is a one-line ReportError, and a file that does not read as slpy wrote it (a
+row cut short or run together, a model that is not one whole term, a count that is
+not a number) is refused with its file and line rather than shown.
 """
 from __future__ import annotations
 
@@ -90,6 +92,69 @@ def _float_or_none(s):
     return float(s) if s not in ("", None) else None
 
 
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def term_problem(text: str) -> str | None:
+    """Why the text of a model (a family's canonical term: trees' node(F,V,L,R) and
+    leaf, networks' dag([...]), partitions' [[...]]) is not one whole term, or None:
+    empty, a quote left open, a bracket left open or closing nothing."""
+    if not text.strip():
+        return "an empty model"
+    stack, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c in "'\"":                       # a quoted name: '' and \x inside it
+            j = i + 1
+            while j < len(text) and not (text[j] == c and text[j + 1:j + 2] != c):
+                j += 2 if text[j] == "\\" or text[j:j + 2] == c * 2 else 1
+            if j >= len(text):
+                return "a quote left open"
+            i = j
+        elif c in _CLOSE:
+            stack.append(_CLOSE[c])
+        elif c in ")]}" and (not stack or stack.pop() != c):
+            return f"a {c!r} that closes nothing"
+        i += 1
+    return f"an unterminated term ({len(stack)} bracket(s) left open)" if stack else None
+
+
+def _models(rd, rows) -> list:
+    """models.csv's rows (dicts of text, one a line) checked, numbers as floats."""
+    path = rd.file("models.csv")
+    out = []
+    for line, r in enumerate(rows, 2):
+        if "model" not in r:
+            raise ReportError(f"{path}:1: not the header of a models.csv (no column "
+                              f"'model')")
+        why = term_problem(r["model"])
+        if why:
+            raise ReportError(f"{path}:{line}: {why}: {r['model'][:60]!r}")
+        row = {"model": r["model"]}
+        for k, v in r.items():
+            if k not in ("model", "rank"):
+                try:
+                    row[k] = _float_or_none(v)
+                except ValueError:
+                    raise ReportError(f"{path}:{line}: {v!r} in column {k!r} is not a "
+                                      f"number") from None
+        if not 0 <= (row.get("prob") or 0) <= 1:
+            raise ReportError(f"{path}:{line}: probability {row['prob']} outside [0, 1]")
+        out.append({"prob": None, **row})
+    return out
+
+
+def _chain_models(rd, i) -> list:
+    """chain_I/models.csv's (model, count) pairs, each model checked."""
+    models = rd.read_chain_models(i)
+    for line, (model, _) in enumerate(models, 2):
+        why = term_problem(model)
+        if why:
+            raise ReportError(f"{rd.chain_file(i, 'models.csv')}:{line}: {why}: "
+                              f"{model[:60]!r}")
+    return models
+
+
 def load_run(path) -> Run:
     """Read the run directory at ``path`` (through slpy.runs.RunDir)."""
     from ..runs import RunDir, RunDirError
@@ -118,12 +183,10 @@ def _load(rd) -> Run:
             t = rd.read_trace(i)
             stats = {k: v for k, v in t.items() if k not in TRACE_NUMERIC + ("swap",)}
             chains.append(Chain(i, t["iter"], t["log_lik"], stats, t["accepted"],
-                                _swap_counts(t["swap"]), rd.read_chain_models(i)))
+                                _swap_counts(t["swap"]), _chain_models(rd, i)))
         if not any(c.n for c in chains):
             raise ReportError(f"{path}: the chains kept no iterations")
-    models = [{"model": r["model"], "prob": _float_or_none(r.get("prob")),
-               **{k: _float_or_none(v) for k, v in r.items()
-                  if k not in ("model", "prob", "rank")}} for r in rd.read_models()]
+    models = _models(rd, rd.read_models())
     trees = {}
     for name, text in rd.read_model_files("trees").items():
         try:

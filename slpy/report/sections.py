@@ -3,7 +3,7 @@ convergence of the traces, their trajectories (slpy.report.page for trees,
 slpy.report.generic for the other families)."""
 from __future__ import annotations
 
-from . import figures, md_table as _table
+from . import figures, md_code, md_table as _table
 from .compare import TRACES
 
 __all__ = ["fmt", "unique_labels", "runs_section", "convergence_section", "trace_section"]
@@ -24,20 +24,27 @@ def fmt(x, spec=".4f") -> str:
     return "" if x is None else format(x, spec)
 
 
+def _code(text) -> str:
+    return md_code(text, table=True) if text else ""
+
+
 def runs_section(runs) -> list[str]:
     rows = []
     for r in runs:
         c = r.config
         if r.kind == "mcmc":
+            # a space after each comma of the mixture lets the column wrap
+            proposal = ", ".join(str(c.get("proposal")).split(","))
             what = (f"{c.get('iterations')} it x {c.get('chains')} chain(s), "
-                    f"temper {c.get('temper')}, proposal {c.get('proposal')}"
+                    f"temper {c.get('temper')}, proposal {proposal}"
                     + (f", bucket {c.get('bucket')}" if c.get("bucket") else ""))
             test = c.get("test") or (f"holdout {c.get('holdout')}" if c.get("holdout") else "")
         else:
             what = "exact (PCFG)" + (f", bucket {c.get('bucket')}" if c.get("bucket") else "")
             test = c.get("test") or ""
-        rows.append([r.label, f"`{r.path}`", c.get("prior", ""), c.get("data", ""), what,
-                     test, (c.get("data_hash") or "")[:10]])
+        # paths as code, which report.html may break anywhere to fit the page
+        rows.append([r.label, _code(r.path), _code(c.get("prior")), _code(c.get("data")),
+                     what, test, (c.get("data_hash") or "")[:10]])
     out = ["## Runs", ""] + _table(["run", "directory", "prior", "data", "sampler",
                                     "test rows", "data hash"], rows)
     if len({r.config.get("data_hash") for r in runs}) > 1:

@@ -42,6 +42,11 @@ def _plain(t) -> str:
     return _q(t)
 
 
+def _culprit(kind, t) -> str:
+    """A culprit as the message shows it: a file name as it is, not quoted."""
+    return _plain(t) if kind is atom("source_sink") else _q(t)
+
+
 def _formal_message(f) -> str:
     f = deref(f)
     if type(f) is Atom:
@@ -63,11 +68,11 @@ def _formal_message(f) -> str:
     if key == ("existence_error", 2):
         if a[0] is atom("procedure"):
             return f"Unknown procedure: {_q(a[1])}"
-        return f"{_plain(a[0])} `{_q(a[1])}' does not exist"
+        return f"{_plain(a[0])} `{_culprit(a[0], a[1])}' does not exist"
     if key == ("existence_error", 3):
         return f"{_plain(a[0])} `{_q(a[1])}' does not exist in {_q(a[2])}"
     if key == ("permission_error", 3):
-        return f"No permission to {_plain(a[0])} {_plain(a[1])} `{_q(a[2])}'"
+        return f"No permission to {_plain(a[0])} {_plain(a[1])} `{_culprit(a[1], a[2])}'"
     if key == ("representation_error", 1):
         return f"Cannot represent due to `{_plain(a[0])}'"
     if key == ("evaluation_error", 1):

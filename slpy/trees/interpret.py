@@ -29,7 +29,8 @@ import numpy as np
 
 from .model import Leaf, Split
 
-__all__ = ["WeightedTrees", "weighted_quantile", "mixture_quantile", "make_grid", "normal_prior"]
+__all__ = ["WeightedTrees", "weighted_quantile", "mixture_quantile", "make_grid",
+           "level_grid", "normal_prior"]
 
 
 def weighted_quantile(values, weights, q: float) -> np.ndarray:
@@ -101,6 +102,16 @@ def make_grid(x, grid_resolution: int = 100, percentiles=(0.05, 0.95)) -> np.nda
     if lo == hi:
         raise ValueError("the percentiles of the feature are equal: widen percentiles")
     return np.linspace(lo, hi, grid_resolution)
+
+
+def level_grid(x, levels) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of a categorical feature: (the level codes present in x, sorted, as
+    floats; their names) -- every level, as scikit-learn's partial_dependence takes a
+    categorical feature's values; missing values (NaN) and levels the training data
+    lack (-1) are not levels."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = np.unique(x[np.isfinite(x) & (x >= 0)])
+    return codes, np.array([levels[int(c)] for c in codes], dtype=object)
 
 
 def normal_prior(train) -> dict | None:
@@ -309,23 +320,37 @@ class WeightedTrees:
         tree, the mean over the rows of X of its prediction with the feature set to
         each grid value; `average` is the posterior mean of these curves, `lower` and
         `upper` the central `coverage` band over the trees. Arrays [n_outputs, G]:
-        one output for regression, one per class for classification."""
+        one output for regression, one per class for classification. For a categorical
+        feature the grid holds level codes (as X does) and `grid_values` their names."""
         qlo, qhi = _coverage(coverage)
         X = np.asarray(X, dtype=np.float64)
         grid = np.asarray(grid, dtype=np.float64)
+        levels = (self.trees[0].feature_levels or [None] * self.n_features)[feature]
+        values = grid
+        if levels is not None:
+            if not np.isin(grid, np.arange(len(levels))).all():
+                raise ValueError(f"the grid of a categorical feature holds level codes "
+                                 f"0..{len(levels) - 1}")
+            values = np.array([levels[int(c)] for c in grid], dtype=object)
         curves = np.array([self._tree_pd(t, X, feature, grid)
                            for t in range(len(self.trees))])   # [T, out, G]
-        return {"grid_values": [grid], "average": np.tensordot(self.weights, curves, 1),
+        return {"grid_values": [values], "average": np.tensordot(self.weights, curves, 1),
                 "lower": weighted_quantile(curves, self.weights, qlo),
                 "upper": weighted_quantile(curves, self.weights, qhi)}
 
     def _tree_pd(self, t: int, X, feature: int, grid) -> np.ndarray:
-        # the curve only changes at the tree's thresholds on the feature: evaluate one
-        # grid value per interval between them
+        # a numeric feature's curve only changes at the tree's thresholds on it: evaluate
+        # one grid value per interval between them (and one for missing values, which
+        # go where each split says); a subset split has no order, so each level of a
+        # categorical feature is routed on its own
         tree = self.trees[t]
         flat = tree.flat
-        thr = np.unique(flat.threshold[flat.feature == feature])
-        cell = np.searchsorted(thr, grid, side="left")     # x <= t goes left
+        if flat.levels[feature] is not None:
+            cell = np.unique(grid, return_inverse=True)[1].reshape(-1)
+        else:
+            thr = np.unique(flat.value[flat.feature == feature])
+            cell = np.searchsorted(thr, grid, side="left")     # x <= t goes left
+            cell[np.isnan(grid)] = len(thr) + 1
         first = np.unique(cell, return_index=True)[1]
         vals = self.node_values(t)
         Xg = np.tile(X, (len(first), 1))            # one copy of X per interval, routed

@@ -1,11 +1,13 @@
 """Trees drawn as SVG text (no plotting library): what a notebook shows for a Tree
 (``Tree._repr_svg_``) and what report.html inlines.
 
-Splits are square boxes "feature <= t" ("yes" to the left), leaves rounded boxes with
-their class counts (tinted by the majority class) or their mean and size. The layout
-(:func:`layout`) puts the leaves on slots 0, 1, 2, ... left to right and each split
-over the middle of its children; the slot width is the smallest that keeps the boxes
-of a level apart (report/figures.py draws the same layout with matplotlib).
+Splits are square boxes with their test as the text and DOT drawings write it
+("feature <= t", "colour in {a, b}", "... or missing"; "yes" to the left), leaves
+rounded boxes with their class counts (tinted by the majority class) or their mean and
+size. The layout (:func:`layout`) puts the leaves on slots 0, 1, 2, ... left to right
+and each split over the middle of its children; the slot width is the smallest that
+keeps the boxes of a level apart (report/figures.py draws the same layout with
+matplotlib).
 """
 from __future__ import annotations
 
@@ -56,21 +58,20 @@ def layout(tree):
     return nodes, x, depth, parent
 
 
-def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-
 def _lines(tree, n) -> list[str]:
     if _is_split(n):
-        return [f"{n.name} <= {_num(n.threshold)}"]
+        return [n.test_text()]
     c = n.counts
     if tree.task == "regression":
         return [f"mean {c[1] / c[0]:.4g}", f"n = {int(c[0])}"] if c[0] else ["empty"]
     return [f"{name}: {int(k)}" for name, k in zip(tree.classes, c)]
 
 
-def tree_svg(tree, title: str | None = None, font: int = 12) -> str:
-    """The tree as an SVG document (a string)."""
+def tree_svg(tree, title: str | None = None, font: int = 12, fit: bool = True) -> str:
+    """The tree as an SVG document (a string), its text `font` px (the "yes"/"no" of
+    the edges one less). fit: the drawing shrinks to the width of the page or
+    notebook cell it is put in rather than being clipped by it (report.html puts it
+    at its full size in a box that scrolls instead)."""
     nodes, x, depth, parent = layout(tree)
     pad, gap, line = 6, 14, round(font * 1.3)
     labels = [_lines(tree, n) for n in nodes]
@@ -89,8 +90,9 @@ def tree_svg(tree, title: str | None = None, font: int = 12) -> str:
     height = top + row * max(depth) + max(h) + 8
     cx = [(xi + 0.5) * unit for xi in x]
     cy = [top + d * row + max(h) / 2 for d in depth]
+    style = ' style="max-width: 100%; height: auto"' if fit else ""
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
-           f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+           f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}"{style} '
            f'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="{font}">']
     if title:
         out.append(f'<text x="{width / 2:.1f}" y="{8 + line - 3}" text-anchor="middle" '
@@ -103,7 +105,7 @@ def tree_svg(tree, title: str | None = None, font: int = 12) -> str:
         yes = nodes[p].left is nodes[k]
         mx, my = (cx[p] + cx[k]) / 2, (cy[p] + h[p] / 2 + cy[k] - h[k] / 2) / 2
         out.append(f'<text x="{mx:.1f}" y="{my + font / 3:.1f}" text-anchor="middle" '
-                   f'font-size="{font - 2}" fill="#555" stroke="white" stroke-width="3" '
+                   f'font-size="{font - 1}" fill="#555" stroke="white" stroke-width="3" '
                    f'paint-order="stroke">{"yes" if yes else "no"}</text>')
     for k, n in enumerate(nodes):
         split = _is_split(n)

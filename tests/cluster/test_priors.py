@@ -114,16 +114,25 @@ def test_draws_of_the_prior_are_partitions_of_the_rows():
 
 
 @pytest.mark.parametrize("prior,params,what", [
-    (CRP, dict(alpha=0), "positive_alpha"),
-    (BOUNDED, dict(max_clusters=0), "positive_integer"),
     (BOUNDED, dict(must_link="[1-9]"), "pair_of_rows"),
     (BOUNDED, dict(cannot_link="[2-2]"), "pair_of_rows"),
-    (BOUNDED, dict(must_link="foo"), "list"),
 ])
 def test_bad_parameters_are_domain_errors(prior, params, what):
     p = program(prior, 5, **params)
     with pytest.raises(PrologError, match=what):
         p.sample("cluster(P)", rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("prior,params,what", [
+    (CRP, dict(alpha=0), "a number > 0"),
+    (BOUNDED, dict(max_clusters=0), "an integer >= 1"),
+    (BOUNDED, dict(must_link="foo"), "a list"),
+])
+def test_parameters_outside_their_declared_domains_are_refused_when_set(prior, params,
+                                                                         what):
+    from slpy.logic.params import ParamError
+    with pytest.raises(ParamError, match=what):
+        program(prior, 5, **params)
 
 
 def test_without_data_the_prior_says_so():

@@ -106,7 +106,7 @@ def test_holdout_and_predict(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["-p", "alpha=-1"], "alpha (the concentration) must be a number > 0, not -1"),
+    (["-p", "alpha=-1"], "-p alpha=-1: expected a number > 0 (domain number(open(0), inf)"),
     (["--missing", "split"], "a clustering has no model of missing values"),
     (["--bucket", "3"], "--bucket is for trees"),
 ])

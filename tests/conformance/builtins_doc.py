@@ -12,7 +12,8 @@ OWN = {
     "::/2": "guarded call of a labelled predicate (the SLP language)",
     ":/2": "guarded call (`[P] : g`), or module qualification `m:g` (read as `g`)",
     "uniform_member/2": "stochastic builtin", "uniform_between/3": "stochastic builtin",
-    "param/2": "prior parameters", "model_family/1": "declares the kind of model",
+    "param/2": "prior parameters", "param/3": "prior parameters with their domains",
+    "model_family/1": "declares the kind of model",
     "data_rows/1": "data builtin", "rows_size/2": "data builtin",
     "rows_class_counts/2": "data builtin", "features/1": "data builtin",
     "feature_thresholds/3": "data builtin", "split_rows/5": "data builtin",
@@ -45,9 +46,15 @@ DIFFERS = {
                         "(SWI: only current output)",
     "copy_term/2": "goals suspended on variables (freeze, dif, when) are not copied",
     "module/2": "accepted and checked; slpy has one name space",
-    "use_module/1": "library(Name) loads slpy's library of that name if it has one; "
-                    "other libraries are accepted and ignored",
+    "use_module/1": "library(Name) loads slpy's library of that name, nothing for a "
+                    "library slpy has built in (apply, yall, ...), else an existence "
+                    "error; files as consult/1",
     "use_module/2": "as use_module/1; the import list is ignored",
+    "consult/1": "a program may load only files below its own folder and the allowed "
+                 "ones (docs/language.md, Loading files)",
+    "ensure_loaded/1": "as consult/1 (loads the file again when it is loaded)",
+    "include/1": "as consult/1: the file's clauses load as a file of their own",
+    "load_files/2": "as consult/1; the options are ignored",
     "list_to_assoc/2": "same interface; the tree is built balanced, its shape may "
                        "differ from SWI's",
     "must_be/2": "SWI-Prolog's types but stream, encoding, dict and cyclic",

@@ -131,7 +131,7 @@ def test_timeout():
 
 
 def test_consult_only_prolog_files(tmp_path):
-    p = Program()
+    p = Program(allow_load=[tmp_path])
     f = tmp_path / "secret.txt"
     f.write_text("hello")
     with pytest.raises(PrologError):

@@ -1,4 +1,4 @@
-"""slpy.diagnostics: rank-normalised split R-hat and bulk ESS against ArviZ and against
+"""slpy.diagnostics: rank-normalised split R-hat, bulk and tail ESS against ArviZ and against
 closed forms."""
 import json
 import math
@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from slpy.diagnostics import RHAT_LIMIT, equal_length, ess, rhat, trace_diagnostics
+from slpy.diagnostics import (RHAT_LIMIT, equal_length, ess, ess_tail, rhat,
+                              trace_diagnostics)
 
 
 def _ar1(rng, chains, n, rho, shift=None):
@@ -41,8 +42,10 @@ def test_rhat_and_ess_match_arviz(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want_r, want_e = float(az.rhat(x)), float(az.ess(x))
+        want_t = float(az.ess(x, method="tail"))
     assert rhat(x) == pytest.approx(want_r, rel=1e-10, abs=1e-12)
     assert ess(x) == pytest.approx(want_e, rel=1e-10)
+    assert ess_tail(x) == pytest.approx(want_t, rel=1e-10)
 
 
 def test_one_chain_has_ess_but_no_rhat():
@@ -90,7 +93,8 @@ def test_trace_diagnostics_is_json_safe():
                            "const": np.zeros((3, 100))})
     assert d["stuck"]["rhat"] is None and d["const"]["rhat"] is None
     assert d["rhat_warning"] == ["stuck"]
-    assert d["ok"] == {"rhat": round(rhat(ok), 6), "ess_bulk": round(ess(ok), 2)}
+    assert d["ok"] == {"rhat": round(rhat(ok), 6), "ess_bulk": round(ess(ok), 2),
+                       "ess_tail": round(ess_tail(ok), 2)}
     json.loads(json.dumps(d, allow_nan=False))
 
 

@@ -297,3 +297,89 @@ def test_pointwise_draws_the_leaf_posterior_regression(reg):
     sd = np.sqrt(sigma2.mean() / (n + h["a"]))
     assert (np.abs(mu.mean(axis=0) - m) < 4 * sd / np.sqrt(40000)).all()
     assert np.allclose(mu.std(axis=0), sd, rtol=0.02)
+
+
+# ---- partial dependence on a categorical feature (issue 26) ----------------------------------
+
+def _occupations(n=240, seed=0, missing=False):
+    """y depends on the occupation (nurse, pilot: mostly yes) and on x (x > 5: more yes)."""
+    rng = np.random.default_rng(seed)
+    occ = rng.choice(["clerk", "farmer", "nurse", "pilot"], n).astype(object)
+    x = rng.uniform(0, 10, n)
+    p = np.where(np.isin(occ, ["nurse", "pilot"]), 0.85, 0.15) * np.where(x > 5, 1.0, 0.8)
+    y = np.where(rng.random(n) < p, "yes", "no")
+    if missing:
+        occ[rng.random(n) < 0.1] = None
+    return pd.DataFrame({"occupation": pd.Categorical(occ), "x": x}), y
+
+
+def test_partial_dependence_of_a_hand_made_subset_split():
+    """One tree, one split {nurse, pilot} -> left: each level's curve value is its own
+    leaf's posterior mean, by hand (the split has no threshold to read), and the grid
+    comes back as the levels' names."""
+    from slpy.trees.interpret import WeightedTrees
+    from slpy.trees.model import Tree
+    levels = ["clerk", "farmer", "nurse", "pilot"]
+    tree = Tree(Split(0, "occupation", np.nan, Leaf(np.array([2.0, 8.0])),
+                      Leaf(np.array([9.0, 1.0])), levels=("nurse", "pilot")),
+                ["occupation"], ["no", "yes"], feature_levels=[levels])
+    wt = WeightedTrees([tree], np.ones(1), "classification", 1, alpha=1.0)
+    pdp = wt.partial_dependence(np.zeros((7, 1)), 0, [0, 1, 2, 3])
+    assert list(pdp["grid_values"][0]) == levels
+    right, left = (1 + 1) / 12, (8 + 1) / 12            # P(yes): (count + alpha) / (n + 2)
+    assert np.allclose(pdp["average"][1], [right, right, left, left])
+    with pytest.raises(ValueError, match="level codes"):
+        wt.partial_dependence(np.zeros((7, 1)), 0, [0.5])
+
+
+def test_partial_dependence_sends_missing_values_to_the_recorded_side():
+    """A numeric grid value NaN goes where the split sends missing values (left here),
+    not with the values above every threshold."""
+    from slpy.trees.interpret import WeightedTrees
+    from slpy.trees.model import Tree
+    tree = Tree(Split(0, "x", 2.0, Leaf(np.array([3.0, 1.0, 0.0])),
+                      Leaf(np.array([1.0, 7.0, 0.0])), missing="left"), ["x"], None,
+                "regression")
+    wt = WeightedTrees([tree], np.ones(1), "regression", 1,
+                       normal={"nu": 3.0, "lam": 1.0, "mu_bar": 0.0, "a": 1.0})
+    avg = wt.partial_dependence(np.zeros((3, 1)), 0, [1.0, np.nan, 3.0])["average"][0]
+    assert avg[0] == avg[1] != avg[2]
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_partial_dependence_on_a_categorical_feature_routes_each_level(missing):
+    """The estimator's curve over a categorical feature: its grid is the levels of X by
+    name, and it equals the posterior-weighted mean over the trees of each tree's
+    predictions with every row set to the level (Tree.predict_proba, the routing the
+    predictions use), with the band the weighted quantiles of those curves. The data
+    make the levels differ, so a flat curve (the old reading of thresholds, NaN at a
+    subset split) fails."""
+    X, y = _occupations(missing=missing)
+    est = BayesianTreeClassifier(n_iter=400, n_chains=1, tempering=1, random_state=1,
+                                 missing="split" if missing else "error").fit(X, y)
+    assert any(n.levels is not None for t, _ in est.trees_ for n in t.nodes()
+               if isinstance(n, Split))
+    pdp = est.partial_dependence(X, "occupation", coverage=0.8)
+    assert list(pdp.grid_values[0]) == ["clerk", "farmer", "nurse", "pilot"]
+    Xc = est._check_X(X)
+    curves = []
+    for tree, _ in est.trees_:
+        c = []
+        for code in range(4):
+            Xv = Xc.copy()
+            Xv[:, 0] = code
+            c.append(tree.predict_proba(Xv).mean(axis=0))
+        curves.append(np.array(c).T)
+    curves = np.array(curves)
+    w = np.array([w for _, w in est.trees_])
+    assert np.allclose(pdp.average, np.tensordot(w, curves, 1))
+    for key, q in (("lower", 0.1), ("upper", 0.9)):
+        assert np.allclose(getattr(pdp, key), weighted_quantile(curves, w, q)), key
+    yes = pdp.average[1]
+    assert min(yes[2], yes[3]) - max(yes[0], yes[1]) > 0.3     # nurses and pilots: yes
+    # a level X lacks is not on the grid
+    some = X[X["occupation"].isin(["farmer", "pilot"])]
+    assert list(est.partial_dependence(some, 0).grid_values[0]) == ["farmer", "pilot"]
+    if missing:                          # missing values are not a level
+        with pytest.raises(ValueError, match="no level of feature 'occupation'"):
+            est.partial_dependence(X[X["occupation"].isna()], "occupation")

@@ -1,10 +1,9 @@
-"""Builtins of the system around the clauses: operators, flags, loading files, global
+"""Builtins of the system around the clauses: operators, flags, global
 variables, statistics, halt and the constants of control (true, fail, throw/1);
 prior parameters (param/2) and the model family; and the helpers library.pl's
 bagof/setof use."""
 from __future__ import annotations
 
-import os
 import time
 from functools import cmp_to_key
 
@@ -18,7 +17,6 @@ from ...terms.errors import (type_error, domain_error, instantiation_error,
                              permission_error, existence_error)
 from ..control import check_partial_list
 from ..kinds import Halt
-from ..autoload import library_name
 
 
 # -- operators -------------------------------------------------------------------------
@@ -122,59 +120,7 @@ def current_prolog_flag(eng, f, v):
             yield
 
 
-# -- loading ------------------------------------------------------------------------------
-
-def _file_name(t):
-    t = deref(t)
-    if type(t) is Var:
-        raise instantiation_error()
-    if type(t) is Atom:
-        return t.name
-    if type(t) is str:
-        return t
-    if type(t) is Struct and t.name == "library" and len(t.args) == 1:
-        return None  # library(lists) and friends are built in
-    raise type_error("atom", t)
-
-
-def _consult(eng, t):
-    t = deref(t)
-    files = list_items(t)[0] if type(t) is Struct and t.name == "." else [t]
-    for f in files:
-        name = _file_name(f)
-        if name is None:
-            lib = library_name(f)
-            if lib is not None:
-                eng.program.load_library(lib)
-            continue
-        base = eng.program._loading_file
-        if base and not os.path.isabs(name) and base != "<string>":
-            cand = os.path.join(os.path.dirname(base), name)
-            if any(os.path.exists(cand + ext) for ext in ("", ".slp", ".pl")):
-                name = cand
-        eng.program.consult(name)
-    return True
-
-
-@det("consult", 1)
-def consult(eng, t):
-    return _consult(eng, t)
-
-
-@det("ensure_loaded", 1)
-def ensure_loaded(eng, t):
-    return _consult(eng, t)
-
-
-@det("use_module", 1)
-def use_module(eng, t):
-    return _consult(eng, t)
-
-
-@det("use_module", 2)
-def use_module2(eng, t, _imports):
-    return _consult(eng, t)
-
+# -- loading (the loading builtins are in loading.py) ----------------------------------------
 
 @det("module", 2)
 def module2(eng, name, exports):
@@ -308,10 +254,54 @@ def param(eng, name, value):
         prog.params[name.name] = copy_term(value)
         return True
     if name.name in prog.param_overrides:
-        return eng.unify(value, prog.param_overrides[name.name])
+        v = prog.param_overrides[name.name]
+        if name.name in prog.param_domains:
+            _check_param(name.name, v, prog.param_domains[name.name])
+        return eng.unify(value, v)
     if name.name in prog.params:
         return eng.unify(value, prog.params[name.name])
     raise existence_error("parameter", name)
+
+
+def _check_param(name, value, declared):
+    """A domain error naming the parameter when `value` is outside its domain (a value
+    set before the prior loaded, read without Program.check_params)."""
+    from ..params import ParamError, check_value
+    try:
+        check_value(name, value, *declared)
+    except ParamError as e:
+        raise PrologError(Struct("error", (Struct("domain_error", (declared[0], value)),
+                                           Struct("context", (Struct("/", (atom("param"), 2)),
+                                                              atom(str(e))))))) from None
+
+
+@det("param", 3)
+def param3(eng, name, value, domain):
+    """`:- param(Name, Default, Domain).` declares a parameter with its default and the
+    values it may take (slpy.logic.params: -p and Program.set_param refuse others);
+    after loading, param(Name, Value, Domain) reads the value and the domain (`any`
+    when none was declared)."""
+    from ..params import ParamError, check_value, parse_domain
+    n = deref(name)
+    if type(n) is Var:
+        raise instantiation_error()
+    if type(n) is not Atom:
+        raise type_error("atom", n)
+    prog = eng.program
+    if prog._loading_file is not None and type(deref(value)) is not Var:
+        d = parse_domain(copy_term(domain))
+        try:
+            check_value(n.name, value, d)
+        except ParamError as e:
+            raise PrologError(Struct("error", (Struct("domain_error", (d, deref(value))),
+                                               Struct("context", (Struct("/", (atom("param"), 3)),
+                                                                  atom(f"the default {e}")))))) \
+                from None
+        prog.params[n.name] = copy_term(value)
+        prog.param_domains[n.name] = (d, prog._loading_file)
+        return True
+    d = prog.param_domains.get(n.name, (atom("any"),))[0]
+    return param(eng, name, value) and eng.unify(domain, d)
 
 
 @det("model_family", 1)

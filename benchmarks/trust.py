@@ -1,0 +1,170 @@
+"""Can one run be trusted on its own? Samplers side by side, at equal sweeps and at
+equal CPU.
+
+Each sampler runs `slpy run` (in this process, --jobs 1, so CPU time is this process's)
+on a fixed 80/20 split (--split-seed 2005) with seeds 1-3. Per data set and sampler:
+
+- sweeps a chain, chains x replicas, CPU-seconds a seed;
+- mean and max |dp| of the held-out class probabilities between each pair of seeds;
+- the run's own verdict: R-hat of the log-likelihood over its chains (the largest of the
+  seeds), bulk ESS per CPU-second, how many seeds said "converged";
+- for a sampler of one chain (no R-hat of its own), R-hat over the seeds' chains;
+- SMC: the log evidence of each seed and their spread.
+
+"Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal CPU"
+runs again each sampler whose CPU-seconds differ from the reference sampler's (the
+first of --samplers) by more than 20%, with its iterations scaled to the reference's
+CPU time (SMC: its particles).
+
+    python benchmarks/trust.py [--data BCW,PIMA,LR] [--samplers default,before,smc]
+        [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import itertools
+import json
+import resource
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+if __name__ == "__main__" and not __package__:  # python benchmarks/trust.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.lib.env import PRIORS, ROOT, cpu_model  # noqa: E402
+
+DATA = {"BCW": "examples/data/bcw.csv", "PIMA": "examples/data/pima.csv",
+        "LR": "examples/data/letter.csv"}
+
+# what each sampler changes from slpy run's defaults
+SAMPLERS = {
+    "default": {},
+    # the default before issue 25: one chain of 8 tempered replicas
+    "before": dict(chains=1, temper=8),
+    "4x1": dict(chains=4, temper=1),
+    "4x2": dict(chains=4, temper=2),
+    "4x4": dict(chains=4, temper=4),
+    "4x8": dict(chains=4, temper=8),
+    "smc": dict(method="smc", chains=4),
+}
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def one_run(data: str, settings: dict, seed: int, iterations: int) -> dict:
+    from slpy.mcmc.run import run
+    cfg = dict(prior=str(PRIORS / "growtree.slp"), data=str(ROOT / DATA[data]),
+               holdout=0.2, split_seed=2005, seed=seed, iterations=iterations, jobs=1,
+               **settings)
+    with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()):
+        t0 = cpu()
+        s = run(cfg, out, quiet=True, force=True)
+        seconds = cpu() - t0
+        p = np.loadtxt(Path(out) / "predictions.csv", delimiter=",", skiprows=1,
+                       usecols=_prob_columns(Path(out) / "predictions.csv"))
+        trace = [np.loadtxt(f, delimiter=",", skiprows=1, usecols=2, ndmin=1)
+                 for f in sorted(Path(out).glob("chain_*/trace.csv"))]
+    conv = s.get("convergence") or {}
+    return {"seconds": seconds, "p": p, "sweeps": iterations,
+            "rhat": (conv.get("log_lik") or {}).get("rhat"),
+            "ess": (conv.get("log_lik") or {}).get("ess_bulk"),
+            "converged": s.get("converged"), "chains": s["chains"],
+            "log_evidence": s.get("log_evidence"), "trace": trace}
+
+
+def _prob_columns(path: Path) -> list[int]:
+    head = path.read_text().split("\n", 1)[0].split(",")
+    return [i for i, h in enumerate(head) if h.startswith("p_")]
+
+
+def summarise(runs: list[dict]) -> dict:
+    from slpy.diagnostics import equal_length, ess, rhat
+    dps = [np.abs(a["p"] - b["p"]) for a, b in itertools.combinations(runs, 2)]
+    out = {"cpu_s": float(np.median([r["seconds"] for r in runs])),
+           "sweeps": runs[0]["sweeps"],
+           "mean_dp": float(np.mean([d.mean() for d in dps])),
+           "max_dp": float(max(d.max() for d in dps)),
+           "converged": sum(bool(r["converged"]) for r in runs)}
+    if runs[0]["chains"] > 1 and runs[0]["rhat"] is not None:
+        out["rhat"] = max(r["rhat"] or np.inf for r in runs)
+        out["ess_per_cpu_s"] = float(np.median([(r["ess"] or 0) / r["seconds"]
+                                                for r in runs]))
+    else:                     # one chain a run: the seeds' chains against each other
+        chains = equal_length([r["trace"][0] for r in runs])
+        out["rhat_seeds"] = float(rhat(chains))
+        out["ess_per_cpu_s"] = float(ess(chains) / sum(r["seconds"] for r in runs))
+    ev = [r["log_evidence"] for r in runs if r["log_evidence"] is not None]
+    if ev:
+        out["log_evidence"] = ev
+        out["evidence_spread"] = float(np.ptp(ev))
+    return out
+
+
+def row(data, name, mode, s) -> str:
+    r = s.get("rhat", s.get("rhat_seeds"))
+    seeds = "" if "rhat" in s else " (seeds)"
+    ev = f" | {s['evidence_spread']:.3f}" if "evidence_spread" in s else " | "
+    return (f"| {data} | {name} | {mode} | {s['sweeps']:,} | {s['cpu_s']:.1f} | "
+            f"{s['mean_dp']:.4f} | {s['max_dp']:.3f} | {r:.3f}{seeds} | "
+            f"{s['ess_per_cpu_s']:.2f} | {s['converged']}/3{ev} |")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default="BCW,PIMA")
+    ap.add_argument("--samplers", default="default,before,smc")
+    ap.add_argument("--iterations", type=int, default=10000)
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--modes", default="sweeps,cpu")
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    seeds = [int(x) for x in a.seeds.split(",")]
+    modes = a.modes.split(",")
+    names = a.samplers.split(",")
+    print(f"# {cpu_model()}; iterations {a.iterations} a chain; seeds {a.seeds}")
+    print("| data | sampler | mode | sweeps | CPU s/seed | mean |dp| | max |dp| | R-hat "
+          "| ESS/CPU-s | converged | evidence spread |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    results = {}
+    for data in a.data.split(","):
+        ref_cpu = None
+        for name in names:
+            settings = SAMPLERS[name]
+            runs = [one_run(data, settings, s, a.iterations) for s in seeds]
+            s = summarise(runs)
+            results[(data, name, "sweeps")] = s
+            if "sweeps" in modes:
+                print(row(data, name, "equal sweeps", s), flush=True)
+            if ref_cpu is None:
+                ref_cpu = s["cpu_s"]
+                if "cpu" in modes and "sweeps" not in modes:
+                    print(row(data, name, "equal CPU", s), flush=True)
+                continue
+            if "cpu" in modes and abs(s["cpu_s"] / ref_cpu - 1) > 0.2:
+                scale = ref_cpu / s["cpu_s"]
+                if settings.get("method") == "smc":
+                    st = dict(settings, particles=max(10, int(1000 * scale)))
+                    runs = [one_run(data, st, x, a.iterations) for x in seeds]
+                    iters = a.iterations
+                else:
+                    iters = max(100, int(a.iterations * scale))
+                    runs = [one_run(data, settings, x, iters) for x in seeds]
+                s = summarise(runs)
+                results[(data, name, "cpu")] = s
+                print(row(data, name, "equal CPU", s), flush=True)
+    if a.json:
+        Path(a.json).write_text(json.dumps(
+            {" ".join(k): v for k, v in results.items()}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

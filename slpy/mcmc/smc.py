@@ -1,0 +1,165 @@
+"""Annealed sequential Monte Carlo on proof trees, with the evidence of a prior.
+
+Particles start as exact draws from the prior (any SLP: pure sampling, a draw that
+fails is drawn again, so they follow the normalised SLP distribution the moves
+target) and are moved through the heats 0 = b_0 < b_1 < ... < b_T = 1 of prior x
+L^b (Del Moral, Doucet & Jasra 2006). At each step:
+
+- the next heat is the largest for which the conditional effective sample size of
+  the incremental weights exp((b' - b) log L) stays at ``cess`` x N (Zhou, Johansen
+  & Aston 2016), found by bisection;
+- the evidence gains log sum_i W_i exp((b' - b) log L_i), W the normalised weights;
+- when the weights' ESS falls under ``resample`` x N the particles are resampled
+  (systematic resampling) and their weights reset;
+- each particle takes ``steps`` steps of an MCMC kernel at heat b' (the moves of
+  ``slpy run``: slpy.mcmc.moves), which leaves prior x L^b' invariant.
+
+The product of the steps' gains estimates the marginal likelihood Z = E_prior[L]
+without bias (on the natural scale). :func:`smc_islands` runs several independent
+samplers ("islands", Verge, Dubarry, Del Moral & Moulines 2015), here or in worker
+processes, and pools them: the evidence is the mean of their Z, its standard error
+from their spread.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .kernel import build_kernel
+
+__all__ = ["SMCResult", "smc", "exact_prior_state", "pool_evidence", "next_heat"]
+
+
+@dataclass
+class SMCResult:
+    """One sampler's end: its particles at heat 1 with their normalised weights, the
+    log evidence, and what it took."""
+    states: list
+    weights: np.ndarray
+    log_evidence: float
+    heats: list = field(default_factory=list)
+    ess: list = field(default_factory=list)          # ESS after each reweighting
+    resampled: int = 0
+    proposed: int = 0
+    accepted: int = 0
+    prior_draws: int = 0       # draws made for the N first particles (failures too)
+    seconds: float = 0.0
+
+    def resample_to(self, rng, n: int | None = None) -> list:
+        """n equally weighted particles (systematic resampling of the final ones)."""
+        return [self.states[i] for i in systematic(rng, self.weights, n or len(self.states))]
+
+
+def exact_prior_state(model, rng, max_tries: int = 100_000):
+    """(state, draws made): an exact draw from the normalised prior, by pure SLP
+    sampling until a draw succeeds and the sampler's moves can replay it."""
+    from ..logic.kinds import PURE
+    from ..terms.term import deref
+    for k in range(1, max_tries + 1):
+        goal, ans = model._fresh_goal()
+        ok, tree, _ = model.engine.run_sampling(goal, rng, mode=PURE, record=True)
+        if ok:
+            st = model._recorded(tree)
+            if st is not None:
+                return st, k
+    raise RuntimeError(f"no draw of the prior succeeded in {max_tries:,} tries: its "
+                       f"constraints fail too often for SMC's exact start")
+
+
+def systematic(rng, w: np.ndarray, n: int) -> np.ndarray:
+    """Indices of n draws by systematic resampling of the normalised weights w."""
+    u = (rng.random() + np.arange(n)) / n
+    c = np.cumsum(w)
+    c[-1] = 1.0
+    return np.searchsorted(c, u, side="right").clip(0, len(w) - 1)
+
+
+def _logsumexp(a: np.ndarray) -> float:
+    m = float(np.max(a))
+    if not math.isfinite(m):
+        return m
+    return m + math.log(float(np.sum(np.exp(a - m))))
+
+
+def next_heat(logw: np.ndarray, loglik: np.ndarray, b: float, target: float) -> float:
+    """The largest b' in (b, 1] whose incremental weights keep the conditional ESS
+    (sum W u)^2 / sum W u^2, a fraction of 1, at least `target`."""
+    w = np.exp(logw - _logsumexp(logw))
+    ll = loglik - np.max(loglik)
+
+    def cess(d):
+        u = np.exp(d * ll)
+        return float(np.dot(w, u) ** 2 / np.dot(w, u * u))
+    if cess(1.0 - b) >= target:
+        return 1.0
+    lo, hi = 0.0, 1.0 - b
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if cess(mid) >= target:
+            lo = mid
+        else:
+            hi = mid
+    return b + max(lo, 1e-12)
+
+
+def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
+        cess: float = 0.95, resample: float = 0.5, max_heats: int = 10_000,
+        progress=None) -> SMCResult:
+    """One annealed SMC sampler of `model`'s posterior (see the module)."""
+    from .moves import resolve_proposal
+    t0 = time.process_time()
+    kernel = build_kernel(model, resolve_proposal(model, proposal))
+    states, draws = [], 0
+    for _ in range(n):
+        st, k = exact_prior_state(model, rng)
+        states.append(st)
+        draws += k
+    out = SMCResult(states, np.full(n, 1.0 / n), 0.0, heats=[0.0], prior_draws=draws)
+    logw = np.zeros(n)
+    b = 0.0
+    it = 0
+    while b < 1.0:
+        if len(out.heats) > max_heats:
+            raise RuntimeError(f"SMC needed more than {max_heats:,} heats")
+        loglik = np.array([s.log_lik for s in states])
+        b2 = next_heat(logw, loglik, b, cess)
+        inc = (b2 - b) * loglik
+        out.log_evidence += _logsumexp(logw + inc) - _logsumexp(logw)
+        logw = logw + inc
+        w = np.exp(logw - _logsumexp(logw))
+        ess = 1.0 / float(np.dot(w, w))
+        out.ess.append(ess)
+        if ess < resample * n:
+            states = [states[i] for i in systematic(rng, w, n)]
+            logw = np.zeros(n)
+            out.resampled += 1
+        b = b2
+        out.heats.append(b)
+        for i in range(n):
+            s = states[i]
+            for _ in range(steps):
+                s, info = kernel(rng, s, it, heat=b)
+                it += 1
+                out.proposed += 1
+                out.accepted += info.accepted
+            states[i] = s
+        if progress is not None:
+            progress(b, ess)
+    out.states = states
+    out.weights = np.exp(logw - _logsumexp(logw))
+    out.seconds = time.process_time() - t0
+    return out
+
+
+def pool_evidence(log_z) -> tuple:
+    """(log of the mean of the islands' Z, its standard error by the delta method):
+    each island's Z is unbiased, so is their mean."""
+    lz = np.asarray(log_z, dtype=float)
+    m = _logsumexp(lz) - math.log(len(lz))
+    if len(lz) < 2:
+        return m, math.nan
+    rel = np.exp(lz - m)                  # Z_r / mean Z
+    return m, float(np.std(rel, ddof=1) / math.sqrt(len(lz)))
