@@ -47,7 +47,7 @@ def test_a_run_writes_edges_marginals_and_dags(run_dir):
     assert top["format"] == "slpy-dag/1" and set(top["parents"]) == set(summary["variables"])
     text = (run_dir / "summary.txt").read_text()
     assert "edge posterior marginals" in text and "edges" in text
-    assert "R-hat (bulk ESS) over 2 chains" in text and "edges" in text.split("R-hat")[1]
+    assert "R-hat (bulk, tail ESS) over 2 chains" in text and "edges" in text.split("R-hat")[1]
 
 
 def test_resume_recomputes_the_chain_byte_for_byte(run_dir, tmp_path):

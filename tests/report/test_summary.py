@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from slpy.diagnostics import ess, rhat
+from slpy.mcmc.convergence import verdict
 from slpy.mcmc.summary import _convergence_lines
 
 TREE = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
@@ -26,9 +27,9 @@ def test_run_summary_has_rhat_and_ess(tmp_path):
         assert conv[key]["rhat"] == (round(want, 6) if np.isfinite(want) else None)
         assert conv[key]["ess_bulk"] == pytest.approx(ess(x), abs=0.01)
     assert len(s["chain_acceptance_rates"]) == 3
-    assert "R-hat (bulk ESS) over 3 chains of 360 draws: log-lik" in r.output
-    # three short chains from prior draws disagree: the warning is printed
-    assert conv["rhat_warning"] and "warning: R-hat above 1.01 for" in r.output
+    assert "R-hat (bulk, tail ESS) over 3 chains of 360 draws: log-lik" in r.output
+    # three short chains from prior draws disagree: the verdict says so
+    assert conv["rhat_warning"] and "convergence: NOT converged (R-hat of" in r.output
     # timings are in timing.json, so that the rest is the same for the same seed
     assert "timing" not in s and "seconds" not in s
     assert json.loads((out / "timing.json").read_text())["seconds"] > 0
@@ -46,9 +47,11 @@ def test_convergence_lines():
             "leaves": {"rhat": None, "ess_bulk": 200.0},
             "depth": {"rhat": 1.009, "ess_bulk": 99.6}}
     assert _convergence_lines(conv, TREE) == [
-        "R-hat (bulk ESS) over 2 chains of 100 draws: log-lik 1.004 (150), leaves n/a "
-        "(200), depth 1.009 (100)"]
+        "R-hat (bulk, tail ESS) over 2 chains of 100 draws: log-lik 1.004 (150, n/a), "
+        "leaves n/a (200, n/a), depth 1.009 (100, n/a)"]
+    ok, line = verdict(conv, TREE, chains=2)
+    assert not ok and "(bulk ESS of log-lik 150," in line and "R-hat of" not in line
     conv["rhat_warning"] = ["leaves", "depth"]
-    lines = _convergence_lines(conv, TREE)
-    assert "leaves inf (200)" in lines[0]
-    assert lines[1].startswith("warning: R-hat above 1.01 for leaves, depth")
+    assert "leaves inf (200, n/a)" in _convergence_lines(conv, TREE)[0]
+    ok, line = verdict(conv, TREE, chains=2)
+    assert not ok and "R-hat of leaves inf" in line and "R-hat of depth" not in line
