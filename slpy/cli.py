@@ -414,7 +414,9 @@ def check(files, strict, sampler, data, rows, columns, params, query, family, ta
         cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
         return sampler_check_command(files[0], data, rows, cols, _params(params), query,
                                      family, target, proposals, draws, steps, seed,
-                                     max_proofs, click.echo)
+                                     max_proofs, click.echo,
+                                     _limits.program_limits(timeout, max_steps, max_memory,
+                                                            allow_load))
     if data or rows or columns or params or query or family or proposals:
         raise click.UsageError("--data, --rows, --columns, -p, --query, --family and "
                                "--proposal are options of --sampler")

@@ -316,3 +316,31 @@ def test_a_file_that_is_not_a_program_is_named_plainly(tmp_path):
     assert line == (f"{prior}:2: {f}: not a program file (a program's files end in .slp "
                     f"or .pl)")
     assert "`'" not in line
+
+
+def test_compare_check_and_exact_predictions_load_from_an_allowed_folder(tmp_path):
+    """`slpy compare`, `slpy check --sampler` and `slpy predict/report --exact` load
+    the prior again: under the same sandbox, with the same --allow-load."""
+    write(tmp_path / "lib", "g.slp", (ROOT / "priors" / "growtree.slp").read_text())
+    prior = write(tmp_path / "prior", "p.slp", ":- consult('../lib/g.slp').\n")
+    lib = tmp_path / "lib"
+    refused = "p.slp:1: No permission to load source_sink `../lib/g.slp'"
+    small = ("--islands", 2, "--particles", 10, "--smc-steps", 1)
+    assert refused in one_line(cli("compare", prior, "--data", KYPHOSIS, *small))
+    r = cli("compare", prior, "--data", KYPHOSIS, *small, "--allow-load", lib)
+    assert r.exit_code == 0 and "p.slp  " in r.stdout, r.output
+    r = cli("run", prior, "--data", KYPHOSIS, "-n", 50, "-q", "--allow-load", lib,
+            "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    line = one_line(cli("predict", tmp_path / "run", "--data", KYPHOSIS, "--exact"))
+    assert refused in line
+    r = cli("predict", tmp_path / "run", "--data", KYPHOSIS, "--exact", "--allow-load", lib)
+    assert r.exit_code == 0 and "exact: acc_max" in r.output, r.output
+    # check --sampler: a prior that picks through a library's facts
+    write(lib, "sides.pl", "side(h, 1).\nside(t, 2).\n")
+    coin = write(tmp_path / "prior", "coin.slp", ":- consult('../lib/sides').\n"
+                 "0.3 :: c(X) :- side(X, 1).\n0.7 :: c(X) :- side(X, 2).\n")
+    args = ("check", coin, "--sampler", "--query", "c(X)", "--draws", 200)
+    assert "coin.slp:1: No permission" in cli(*args).output
+    r = cli(*args, "--allow-load", lib)
+    assert r.exit_code == 0, r.output

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from typing import ClassVar
 
 import numpy as np
@@ -261,10 +262,16 @@ class BayesianTreeBase(BaseEstimator):
     def _dataset(self, X, y, classes, task, levels):
         from ..data.dataset import DataError, Dataset
         try:
-            return Dataset(X, y, self._feature_names(), classes, task, levels=levels,
-                           missing=self.missing == "split")
+            ds = Dataset(X, y, self._feature_names(), classes, task, levels=levels,
+                         missing=self.missing == "split")
         except DataError as e:
             raise ValueError(str(e)) from None
+        # the CLI's data warnings (an identifier column, a constant one), as warnings
+        head = f"warning: {ds.source}: "
+        for line in ds.column_warnings():
+            warnings.warn(f"{type(self).__name__}.fit: {line.removeprefix(head)}",
+                          UserWarning, stacklevel=3)
+        return ds
 
     # ---- prediction ------------------------------------------------------------------
     def _check_X(self, X) -> np.ndarray:

@@ -38,16 +38,16 @@ def _small_csv(path: str, rows: int | None, columns: list | None) -> str:
 
 def build_check_model(prior: str, data: str | None, rows: int | None, params: dict,
                       query: str | None, family: str | None, target: str | None = None,
-                      columns: list | None = None):
+                      columns: list | None = None, limits: dict | None = None):
     """The PosteriorModel the check runs on: the prior's family's on the data's first
     `rows` rows and its `columns`, or the prior alone (no data: every answer scores
-    0)."""
+    0). `limits`: Program()'s limits (the command's --timeout, --allow-load, ...)."""
     from ..family import declared_family
     from ..logic.program import Program
     from .config import RunConfig, family_of
     from .model import PosteriorModel, build_model, set_params
     if data is None:
-        p = Program()
+        p = Program(**(limits or {}))
         p.consult(prior)
         set_params(p, params, prior)
         fam = family or getattr(p, "model_family", None)
@@ -59,23 +59,24 @@ def build_check_model(prior: str, data: str | None, rows: int | None, params: di
     tmp = _small_csv(data, rows, columns) if rows or columns else data
     try:
         cfg = RunConfig(prior=prior, data=tmp, params=params, query=query,
-                        family=family or declared_family(prior) or "tree",
+                        family=family or declared_family(prior, limits) or "tree",
                         target=target).resolved()
         fam = family_of(cfg)
         cfg = cfg.replace(query=cfg.query or fam.query)
         train, _ = fam.load_data(cfg)
-        return build_model(cfg, train)
+        return build_model(cfg, train, limits)
     finally:
         if tmp != data:
             Path(tmp).unlink(missing_ok=True)
 
 
 def sampler_check(prior, data, rows, columns, params, query, family, target, proposals,
-                  draws, steps, seed, max_proofs, echo) -> int:
+                  draws, steps, seed, max_proofs, echo, limits=None) -> int:
     """Run the check and print it; the exit status (1 when a move fails)."""
     from .check import TooLarge, check_sampler, enumerate_target
     from .moves import check_proposal
-    model = build_check_model(prior, data, rows, params, query, family, target, columns)
+    model = build_check_model(prior, data, rows, params, query, family, target, columns,
+                              limits)
     moves = None
     if proposals:
         moves = []

@@ -29,7 +29,7 @@ def _evidence(prior, data, target, params, family, islands, jobs, particles, ste
     from .model import build_model, read_prior
     from .worker import ChainTask
     cfg = RunConfig(prior=str(prior), data=str(data), target=target, params=params,
-                    family=family or declared_family(prior) or "tree", method="smc",
+                    family=family or declared_family(prior, limits) or "tree", method="smc",
                     particles=particles, smc_steps=steps, chains=islands, jobs=jobs,
                     seed=seed, temper=1).resolved()
     cfg.check()
@@ -66,8 +66,9 @@ def _evidence(prior, data, target, params, family, islands, jobs, particles, ste
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The seed of every prior's islands.")
 @_limits.options(what="query of a prior")
+@_limits.allow_load_option
 def compare_cmd(priors, data, target, params, family, islands, particles, smc_steps, jobs,
-                seed, timeout, max_steps, max_memory):
+                seed, timeout, max_steps, max_memory, allow_load):
     """Rank priors by the evidence of the data under each (SMC): log marginal
     likelihoods, Bayes factors with standard errors, posterior probabilities."""
     from .cli import _params, one_line_errors
@@ -77,10 +78,10 @@ def compare_cmd(priors, data, target, params, family, islands, particles, smc_st
         if not Path(p).is_file():
             raise click.BadParameter(f"{p}: no such prior file", param_hint="'PRIORS'")
     given = _params(params)
-    limits = _limits.program_limits(timeout, max_steps, max_memory)
+    limits = _limits.program_limits(timeout, max_steps, max_memory, allow_load)
     results, seconds = {}, 0.0
     with one_line_errors("compared"):
-        declared = {p: _declared(p) for p in priors}
+        declared = {p: _declared(p, limits) for p in priors}
         unused = set(given) - set().union(*declared.values())
         if unused:
             raise click.UsageError(f"-p {sorted(unused)[0]}: no prior declares it")
@@ -110,8 +111,8 @@ def compare_cmd(priors, data, target, params, family, islands, particles, smc_st
                f"{math.log(10):.2f} is a factor of 10)")
 
 
-def _declared(prior) -> set:
+def _declared(prior, limits) -> set:
     from ..logic.program import Program
-    p = Program()
+    p = Program(**limits)
     p.consult(prior)
     return set(p.params)

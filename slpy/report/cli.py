@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from . import ReportError
+from .. import limits as _limits
 from ..cliopts import missing_option
 
 __all__ = ["report_cmd", "predict_cmd"]
@@ -79,8 +80,9 @@ def _writable_file(path) -> None:
 @click.option("--exact", is_flag=True,
               help="Also compare with the exact posterior (PCFG back end; tractable "
                    "priors only).")
+@_limits.allow_load_option
 @_one_line_errors
-def report_cmd(run_dir, out, top, test, exact):
+def report_cmd(run_dir, out, top, test, exact, allow_load):
     """Figures and a summary page (report.md, and report.html with everything inlined)
     of run directories."""
     try:
@@ -91,7 +93,7 @@ def report_cmd(run_dir, out, top, test, exact):
     from .page import make_report
     from .html import available, write_html
     _writable_dir(out if out is not None else Path(run_dir[0]) / "report")
-    path, warnings = make_report(list(run_dir), out, top, test, exact)
+    path, warnings = make_report(list(run_dir), out, top, test, exact, allow_load)
     html = write_html(path) if available() else None
     for w in warnings:
         click.echo(f"warning: {w}: the chains have not mixed")
@@ -114,14 +116,15 @@ def report_cmd(run_dir, out, top, test, exact):
               help="Add the exact posterior predictive of an MCMC run (PCFG back end; "
                    "tractable priors only).")
 @missing_option
+@_limits.allow_load_option
 @_one_line_errors
-def predict_cmd(run_dir, data, out, exact, missing):
+def predict_cmd(run_dir, data, out, exact, missing, allow_load):
     """Per-row class probabilities (or means) of a run's posterior for new data."""
     from .predict import predict_run
     if out is not None:
         _writable_file(out)
     try:
-        lines = predict_run(run_dir, data, out, exact, missing)
+        lines = predict_run(run_dir, data, out, exact, missing, allow_load)
     except BrokenPipeError:           # `slpy predict ... | head`: the reader has gone
         import os
         import sys

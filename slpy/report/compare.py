@@ -135,7 +135,7 @@ def _test_key(r):
     return None
 
 
-def prediction_sets(runs, test_csv=None, exact=None) -> dict:
+def prediction_sets(runs, test_csv=None, exact=None, allow_load=()) -> dict:
     """Class probabilities of each run on the same test rows.
 
     With ``test_csv``: every run's predictive is computed for its rows. Otherwise, when
@@ -159,7 +159,7 @@ def prediction_sets(runs, test_csv=None, exact=None) -> dict:
     def predictive(r, X):
         data, trees = data_of(r)
         return mcmc_predictive(r, data, X, trees) if r.kind == "mcmc" else \
-            exact_posterior(r, data).predict(X)
+            exact_posterior(r, data, allow_load).predict(X)
 
     sets = []
     if test_csv is not None:
@@ -227,7 +227,7 @@ def exact_distance(runs, exact) -> list[dict]:
     return out
 
 
-def exact_for(runs):
+def exact_for(runs, allow_load=()):
     """The exact posterior of the MCMC runs' common target (ReportError when the runs
     target different posteriors or the back end does not apply)."""
     from .predict import load_run_data, exact_posterior
@@ -238,4 +238,4 @@ def exact_for(runs):
     if not same_posterior(mcmc):
         raise ReportError("--exact needs runs of one posterior (same prior, parameters and "
                           "training data)")
-    return exact_posterior(mcmc[0], load_run_data(mcmc[0]))
+    return exact_posterior(mcmc[0], load_run_data(mcmc[0]), allow_load)

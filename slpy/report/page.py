@@ -160,10 +160,11 @@ def _family_of(run_dirs) -> str:
     return fams.pop()
 
 
-def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
-                ) -> tuple[Path, list[str]]:
+def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False,
+                allow_load=()) -> tuple[Path, list[str]]:
     """Write the report of the runs at run_dirs into out (default RUN_DIR/report of
-    the first); returns its path and the R-hat warnings."""
+    the first); returns its path and the R-hat warnings. `allow_load`: folders the
+    priors may load files from, when they are compiled again (--exact)."""
     family = _family_of(run_dirs)
     if family != "tree":
         try:
@@ -178,7 +179,7 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
         (out / "trees").mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ReportError(f"{out}: cannot create the report directory ({e.strerror})")
-    exact_post = exact_for(runs) if exact else None
+    exact_post = exact_for(runs, allow_load) if exact else None
     conv = convergence(runs)
     extra = None
     if exact_post is not None:
@@ -188,7 +189,7 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     if exact_post is not None:
         for row in table["rows"]:
             row["probs"][-1] = exact_post.prob(row["model"])
-    pred = prediction_sets(units, test, exact_post)
+    pred = prediction_sets(units, test, exact_post, allow_load)
     agree = agreement(pred)
     dist = exact_distance(runs, exact_post) if exact_post is not None else []
 

@@ -170,9 +170,10 @@ class ExactPosterior:
                 for lp, d in self.model.post.kbest(k)]
 
 
-def exact_posterior(run, data: RunData) -> ExactPosterior:
+def exact_posterior(run, data: RunData, allow_load=()) -> ExactPosterior:
     """Compile the run's prior and data with the PCFG back end (ReportError when it
-    does not apply: a regression, a prior outside the fragment, a grammar too large)."""
+    does not apply: a regression, a prior outside the fragment, a grammar too large).
+    `allow_load`: folders besides the prior's own it may load files from."""
     import slpy.pcfg.builtins  # noqa: F401  (phi_split/4 and friends)
     from ..logic.program import Program, LoadErrors
     from ..terms.term import PrologError
@@ -182,7 +183,7 @@ def exact_posterior(run, data: RunData) -> ExactPosterior:
     from ..limits import program_limits, MAX_STEPS
     from ..logic.kinds import Halt
     cfg = dict(run.config, prior=_existing(run, run.config, "prior", "prior"))
-    limits = program_limits(None, MAX_STEPS, None)      # the defaults of every command
+    limits = program_limits(None, MAX_STEPS, None, allow_load)   # every command's defaults
     if data.train.task != "classification" or cfg.get("likelihood") not in (None, "dirichlet"):
         raise ReportError(f"{run.path}: the exact back end scores classes with the Dirichlet "
                           f"likelihood; this run does not")
@@ -256,7 +257,7 @@ def _fmt(x) -> str:
 
 
 def predict_run(run_dir, test_csv, out=None, exact: bool = False,
-                missing: str = "drop") -> list[str]:
+                missing: str = "drop", allow_load=()) -> list[str]:
     """Write the predictions of the run at run_dir for the rows of test_csv (to the file
     out, or standard output); returns summary lines (accuracy when labels are given)."""
     from .rundir import load_run
@@ -287,7 +288,7 @@ def predict_run(run_dir, test_csv, out=None, exact: bool = False,
         columns += [f"p_{c}" for c in classes] if classify else ["mean"]
         blocks["MCMC"] = p
     if family == "tree" and (run.kind == "exact" or exact):
-        p = exact_posterior(run, data).predict(X)
+        p = exact_posterior(run, data, allow_load).predict(X)
         columns += [f"exact_p_{c}" for c in classes]
         blocks["exact"] = p
     header = ["row"] + (["true"] if labels is not None else []) + columns

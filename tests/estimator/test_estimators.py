@@ -2,6 +2,7 @@
 and their scikit-learn plumbing: seeds, chains, data frames, pipelines, bad input."""
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -279,3 +280,22 @@ def test_import_slpy_does_not_need_scikit_learn():
                        cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert "pip install 'slpy[sklearn]'" in r.stdout
+
+
+def test_fit_warns_of_columns_no_model_can_learn_from():
+    """The data warnings of the CLI (issue 26, item 2), as warnings of fit."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=40), np.arange(40), np.full(40, 3.0)]
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(UserWarning) as record:
+        BayesianTreeClassifier(n_iter=20, random_state=0).fit(X, y)
+    got = [str(w.message) for w in record]
+    assert got == [
+        "BayesianTreeClassifier.fit: column 'x1' has the whole numbers 0 to 39, one in "
+        "each row (an identifier?): no model can learn from it; leave it out of the data",
+        "BayesianTreeClassifier.fit: column 'x2' has the same value in every row: it "
+        "tells no rows apart"]
+    assert all(w.filename == __file__ for w in record)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BayesianTreeClassifier(n_iter=20, random_state=0).fit(X[:, :1], y)
