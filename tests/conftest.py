@@ -11,6 +11,22 @@ PEPL = SHARED / "prolog-suites" / "pepl_slp" / "slp"
 needs_pepl = pytest.mark.skipif(not PEPL.is_dir(),
                                 reason="../shared (pepl example programs) is not beside the repo")
 EXAMPLES = ROOT / "examples" / "data"
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def _slow_ids() -> tuple[set, tuple]:
+    """(test ids, module paths) tests/slow_tests.txt names."""
+    lines = [x.strip() for x in SLOW_LIST.read_text().splitlines()]
+    lines = [x for x in lines if x and not x.startswith("#")]
+    return {x for x in lines if "::" in x}, tuple(x for x in lines if "::" not in x)
+
+
+@pytest.hookimpl(tryfirst=True)      # before -m reads the marks
+def pytest_collection_modifyitems(config, items):
+    ids, modules = _slow_ids()
+    for item in items:
+        if item.nodeid in ids or item.nodeid.split("::")[0] in modules:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -360,7 +360,14 @@ BLOCKS = runnable_blocks()
 PAGES: dict = {}
 
 
-@pytest.mark.parametrize("block", [pytest.param(b, id=b.id) for b in BLOCKS])
+# Pages whose blocks run samplers for seconds each: tested with -m slow (a page's
+# blocks run in order, so a page is slow or not as a whole).
+SLOW_PAGES = {"cli.md", "priors.md", "mcmc.md", "python.md", "bn.md", "cluster.md"}
+
+
+@pytest.mark.parametrize("block", [
+    pytest.param(b, id=b.id, marks=[pytest.mark.slow] if b.path.name in SLOW_PAGES else [])
+    for b in BLOCKS])
 def test_runnable_block(block, tmp_path_factory):
     assert block.lang in RUNNERS, f"{block.id}: no runner for ```{block.lang} runnable"
     page = PAGES.get(block.path)
