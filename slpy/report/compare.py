@@ -41,15 +41,19 @@ def _diag(chains, traces=TRACES) -> dict | None:
 
 
 def convergence(runs, traces=TRACES) -> dict:
-    """{"runs": [per MCMC run: label, R-hat/ESS (None with one chain), acceptance rate
+    """{"runs": [per MCMC run: label, R-hat/ESS (None with one chain), the verdict
+    (converged, its line) under the run's --target-rhat/--target-ess, acceptance rate
     per chain, swap rates], "pooled": R-hat/ESS over every chain of every run (None
     with one run)}. `traces`: (key, name) of the traces diagnosed."""
+    from ..mcmc.convergence import criterion_of, verdict
     out = []
     mcmc = [r for r in runs if r.kind == "mcmc"]
     for r in mcmc:
         swaps = r.summary.get("swap_rates") or {}
+        diag = _diag(r.chains, traces)
+        ok, line = verdict(diag, traces, criterion_of(r.config), len(r.chains))
         out.append({"run": r.label, "path": str(r.path),
-                    "diagnostics": _diag(r.chains, traces),
+                    "diagnostics": diag, "converged": ok, "verdict": line,
                     "acceptance": [c.acceptance_rate for c in r.chains],
                     "acceptance_rate": r.summary.get("acceptance_rate"),
                     "swap_rates": {k: v for k, v in sorted(swaps.items())}})

@@ -54,15 +54,17 @@ def runs_section(runs) -> list[str]:
     return out
 
 
-def _conv_row(label, d, acc="", swaps="", traces=TRACES):
+def _conv_row(label, d, acc="", swaps="", traces=TRACES, converged=None):
     if d is None:
-        return [label, "1 chain"] + [""] * (2 * len(traces)) + [acc, swaps]
+        return [label, "1 chain", "not checked"] + [""] * (2 * len(traces)) + [acc, swaps]
+    said = "" if converged is None else "converged" if converged else "**not converged**"
     def rh(k):
         v = d[k]["rhat"]
         s = "inf" if v is None and k in d["rhat_warning"] else fmt(v, ".3f")
         return f"**{s}**" if k in d["rhat_warning"] else s
-    return ([label, f"{d['chains']} x {d['draws']}"] + [rh(k) for k, _ in traces]
-            + [fmt(d[k]["ess_bulk"], ".0f") for k, _ in traces] + [acc, swaps])
+    return ([label, f"{d['chains']} x {d['draws']}", said] + [rh(k) for k, _ in traces]
+            + [f"{fmt(d[k]['ess_bulk'], '.0f')} / {fmt(d[k].get('ess_tail'), '.0f')}"
+               for k, _ in traces] + [acc, swaps])
 
 
 def convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
@@ -70,7 +72,8 @@ def convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
     for r in conv["runs"]:
         acc = ", ".join(fmt(a, ".3f") for a in r["acceptance"])
         swaps = ", ".join(f"{k}: {fmt(v, '.3f')}" for k, v in r["swap_rates"].items())
-        rows.append(_conv_row(r["run"], r["diagnostics"], acc, swaps, traces))
+        rows.append(_conv_row(r["run"], r["diagnostics"], acc, swaps, traces,
+                              r.get("converged")))
         if r["diagnostics"] and r["diagnostics"]["rhat_warning"]:
             warnings.append(f"{r['run']}: R-hat above 1.01 for "
                             + ", ".join(r["diagnostics"]["rhat_warning"]))
@@ -79,14 +82,18 @@ def convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
         if conv["pooled"]["rhat_warning"]:
             warnings.append("all runs pooled: R-hat above 1.01 for "
                             + ", ".join(conv["pooled"]["rhat_warning"]))
-    head = ["run", "chains x draws"] + [f"R-hat {n}" for _, n in traces] + \
+    head = ["run", "chains x draws", "verdict"] + [f"R-hat {n}" for _, n in traces] + \
         [f"ESS {n}" for _, n in traces] + ["acceptance per chain", "swap rates"]
     lines = ["## Convergence", "",
-             "Rank-normalised split R-hat and bulk effective sample size (Vehtari et al. "
-             "2021, as ArviZ computes them) of each run's chains, and of the chains of all "
-             "runs pooled; chains are cut to the shortest. R-hat above 1.01 (bold) says "
-             "the chains disagree. Acceptance is over kept iterations.", ""]
+             "Rank-normalised split R-hat and bulk / tail effective sample sizes (Vehtari "
+             "et al. 2021, as ArviZ computes them) of each run's chains, and of the chains "
+             "of all runs pooled; chains are cut to the shortest. R-hat above 1.01 (bold) "
+             "says the chains disagree. A run has converged when every R-hat is at most "
+             "its --target-rhat (1.01) and every ESS at least its --target-ess (400); "
+             "one chain cannot be checked. Acceptance is over kept iterations.", ""]
     lines += _table(head, rows)
+    lines += [""] + [f"{r['run']}: {r['verdict']}" for r in conv["runs"]
+                     if r.get("converged") is False and r["diagnostics"] is not None]
     if warnings:
         lines += [""] + [f"**Warning**: {w}: the chains have not mixed." for w in warnings]
     return lines, warnings

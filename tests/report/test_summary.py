@@ -55,3 +55,28 @@ def test_convergence_lines():
     assert "leaves inf (200, n/a)" in _convergence_lines(conv, TREE)[0]
     ok, line = verdict(conv, TREE, chains=2)
     assert not ok and "R-hat of leaves inf" in line and "R-hat of depth" not in line
+
+
+def test_report_gives_each_run_its_verdict_and_tail_ess(tmp_path):
+    """slpy report: a verdict column (under each run's own --target-rhat/--target-ess),
+    bulk / tail ESS, and the verdict line of a run that has not converged."""
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--chains", 2, "--seed", 1, "-q",
+       "--out", tmp_path / "two")
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--chains", 2, "--seed", 1, "-q",
+       "--target-rhat", 2, "--target-ess", 10, "--out", tmp_path / "lax")
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--seed", 2, "-q", "--out", tmp_path / "one")
+    ok("report", tmp_path / "two", tmp_path / "lax", tmp_path / "one", "--out", tmp_path / "rep")
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    runs = rep["convergence"]["runs"]
+    assert [r["converged"] for r in runs] == [False, True, False]
+    assert runs[1]["verdict"].startswith("convergence: converged (R-hat <= 2, bulk and tail")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    section = md.split("## Convergence")[1].split("\n## ")[0]
+    rows = [next(ln for ln in section.splitlines() if ln.startswith(f"| {r['run']} |"))
+            for r in runs]
+    assert "| **not converged** |" in rows[0] and "| converged |" in rows[1]
+    assert "| 1 chain | not checked |" in rows[2]
+    d = runs[0]["diagnostics"]["log_lik"]
+    assert f"| {d['ess_bulk']:.0f} / {d['ess_tail']:.0f} |" in rows[0]
+    assert f"{runs[0]['run']}: {runs[0]['verdict']}" in md
+    assert "NOT converged" in runs[0]["verdict"] and runs[1]["verdict"] not in md
