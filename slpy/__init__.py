@@ -32,6 +32,7 @@ _plugins.add_loader(_load_shipped_plugins)
 # scikit-learn (an optional extra: pip install 'slpy[sklearn]'). They stay out of
 # __all__ so that `from slpy import *` does too.
 _LAZY = {"BayesianTreeClassifier": "estimator", "BayesianTreeRegressor": "estimator",
+         "ConvergenceWarning": "estimator",
          "to_inference_data": "inference"}     # (ArviZ: an optional extra too)
 
 

@@ -44,7 +44,7 @@ def test_example_notebook_runs(kernel):
     widgets = [d for d in data if "application/vnd.jupyter.widget-view+json" in d]
     # the progress bar: a widget with ipywidgets, else text on standard output (a
     # notebook shows standard error in red)
-    assert widgets or ("chain 0:" in stdout and "1000/1000" in stdout)
-    assert "chain 0:" not in stderr and "IProgress" not in stderr
+    assert widgets or ("4 chains:" in stdout and "4000/4000" in stdout)
+    assert "chains:" not in stderr and "IProgress" not in stderr
     text = "".join(d.get("text/plain", "") for d in data)
     assert "elpd_loo" in text and "Pareto k" in text

@@ -3,6 +3,7 @@
     classifier  BayesianTreeClassifier (Dirichlet leaves; MCMC or exact)
     regressor   BayesianTreeRegressor (conjugate normal leaves; MCMC)
     base        the shared parameter table, fitting and saving methods
+    convergence convergence_, ConvergenceWarning and the rounds of until_converged
     fitting     the MCMC and exact back ends on in-memory data
     io          save/load: one JSON file, format slpy-estimator/1
 
@@ -15,7 +16,9 @@ except ImportError as e:  # pragma: no cover - the test environment has scikit-l
                       ) from e
 
 from .classifier import BayesianTreeClassifier
+from .convergence import ConvergenceWarning
 from .io import FORMAT, load
 from .regressor import BayesianTreeRegressor
 
-__all__ = ["BayesianTreeClassifier", "BayesianTreeRegressor", "FORMAT", "load"]
+__all__ = ["BayesianTreeClassifier", "BayesianTreeRegressor", "ConvergenceWarning",
+           "FORMAT", "load"]

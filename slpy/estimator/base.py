@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 import warnings
 from typing import ClassVar
 
@@ -16,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import fitting, io as _io
+from . import convergence as _convergence, fitting, io as _io
 
 
 # ---- predicates of the parameter table ----------------------------------------------------
@@ -92,6 +93,11 @@ _SHARED = {
                  "'cycle:N', 'change', 'swap', 'exact[:H]') or a mixture "
                  "'uc:0.5,change:0.5'"),
     "n_chains": (_int(1), "an integer >= 1"),
+    "until_converged": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+    "target_rhat": (_real(1, lo_open=True), "a number > 1"),
+    "target_ess": (_real(0, lo_open=True), "a number > 0"),
+    "max_iter": (_none_or(_int(1)), "None or an integer >= n_iter"),
+    "max_time": (_none_or(_real(0, lo_open=True)), "None or a number of seconds > 0"),
     "tempering": (_int(1), "an integer >= 1 (1: no tempering)"),
     "delta_t": (_real(0, lo_open=True), "a number > 0"),
     "min_heat": (_none_or(_real(0, 1, lo_open=True, hi_open=True)),
@@ -126,6 +132,15 @@ class BayesianTreeBase(BaseEstimator):
         if self._burn_in() >= self.n_iter:
             raise ValueError(f"{name}: burn_in ({self.burn_in!r}) leaves no kept "
                              f"iterations of n_iter={self.n_iter}")
+        if self.until_converged and self.n_chains < 2:
+            raise ValueError(f"{name}: until_converged needs n_chains >= 2 (one chain "
+                             f"cannot be checked), got n_chains={self.n_chains!r}")
+        if not self.until_converged and (self.max_iter, self.max_time) != (None, None):
+            raise ValueError(f"{name}: max_iter and max_time are budgets of "
+                             f"until_converged=True: set it too")
+        if self.max_iter is not None and self.max_iter < self.n_iter:
+            raise ValueError(f"{name}: max_iter must be None or an integer >= n_iter "
+                             f"({self.n_iter}), got {self.max_iter!r}")
         from ..mcmc.moves import check_proposal
         try:
             check_proposal(self.proposal)
@@ -185,6 +200,7 @@ class BayesianTreeBase(BaseEstimator):
             post = fitting.fit_exact(program, self.query, train, dirichlet_alpha, seed)
             trees, map_tree = fitting.exact_trees(post, int(self.n_trees))
             return dict(out, trees_=trees, map_tree_=map_tree, trace_=None, chains_=None,
+                        convergence_=None, n_iter_=None,
                         log_marginal_likelihood_=post.log_marginal_likelihood,
                         _exact_train=train, _exact_post=post)
         from ..mcmc.config import RunConfig
@@ -196,10 +212,23 @@ class BayesianTreeBase(BaseEstimator):
                         swap=self.swap, chains=int(self.n_chains), seed=seed,
                         init=self.init, top=1,
                         alpha=1.0 if dirichlet_alpha is None else float(dirichlet_alpha))
-        trees, trace, chains = fitting.fit_mcmc(cfg, train, int(self.n_chains), self.n_jobs,
-                                                prior_text=info["prior_source"],
-                                                quiet=not self.verbose)
-        out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace, chains_=chains)
+
+        def fit_round(n):      # the burn-in stays the first round's (resolved above)
+            return fitting.fit_mcmc(cfg.replace(iterations=n), train, int(self.n_chains),
+                                    self.n_jobs, prior_text=info["prior_source"],
+                                    quiet=not self.verbose)
+        name = type(self).__name__
+        (trees, trace, chains), conv = _convergence.fit_rounds(
+            fit_round, int(self.n_iter), int(self.n_chains),
+            until=bool(self.until_converged), rhat=self.target_rhat, ess=self.target_ess,
+            max_iter=self.max_iter, max_time=self.max_time,
+            say=(lambda line: print(f"{name}: {line}", file=sys.stderr))
+            if self.verbose else None)
+        if conv["checked"] and not conv["converged"]:
+            # (one chain cannot be checked: convergence_ says so, and fit stays quiet)
+            warnings.warn(conv["verdict"], _convergence.ConvergenceWarning, stacklevel=3)
+        out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace, chains_=chains,
+                   convergence_=conv, n_iter_=conv["rounds"][-1])
         if self._task == "classification":      # (regression has no exact method)
             out["log_marginal_likelihood_"] = None
         return out

@@ -13,10 +13,12 @@ Two back ends, both returning the posterior as weighted trees:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.resources
 import math
 import numbers
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -150,7 +152,8 @@ def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = No
     Returns (trees, trace, outputs): trees as [(Tree, weight)] most visited first
     (ties by canonical form), weights summing to 1; trace as a dict of arrays
     (TRACE_KEYS); outputs the chains' slpy.mcmc.output.ChainOutput. `quiet` False: a
-    progress bar per chain.
+    progress bar per chain run here, or one for the chains of worker processes of
+    this machine.
     """
     from ..mcmc.dispatch import map_tasks
     from ..mcmc.model import read_prior
@@ -166,7 +169,22 @@ def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = No
     else:
         # each chain builds its own model: Prolog terms must not cross processes,
         # and a fresh model keeps the chains independent of n_jobs and the backend
-        outs = map_tasks(tasks, n_jobs)
+        with contextlib.ExitStack() as stack:
+            if not quiet and _worker_processes(n_jobs):
+                # a worker's own bar would not reach a notebook: one bar here for all
+                # the chains, as slpy run shows (they post to its file)
+                from ..mcmc.progress import Board
+                with contextlib.suppress(OSError):       # (no room for its file)
+                    board = stack.enter_context(Board(n_chains, cfg["iterations"]))
+                    tasks = [dataclasses.replace(t, quiet=True, board=board.path)
+                             for t in tasks]
+            with warnings.catch_warnings():
+                # loky warns from its manager thread when it replaces a worker (one
+                # that outgrew its memory): under a caller's "error" filter, that
+                # warning would end the thread and the fit would wait forever
+                warnings.filterwarnings("ignore", "A worker stopped while some jobs",
+                                        UserWarning)
+                outs = map_tasks(tasks, n_jobs)
     if any(o.interrupted for o in outs):
         raise KeyboardInterrupt
     merged = merge_visits(outs)
@@ -179,6 +197,15 @@ def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = No
     index = {k: i for i, k in enumerate(ranked)}
     weighted = [(trees[k], merged[k]["count"] / kept) for k in ranked]
     return weighted, _trace(outs, index), outs
+
+
+def _worker_processes(n_jobs) -> bool:
+    """Whether joblib would run the chains in several processes of this machine."""
+    from joblib import effective_n_jobs
+    from joblib.parallel import get_active_backend
+    local = type(get_active_backend()[0]).__name__ in ("LokyBackend",
+                                                      "MultiprocessingBackend")
+    return local and effective_n_jobs(n_jobs) > 1
 
 
 def _trace(outs, index) -> dict:

@@ -60,6 +60,7 @@ def to_dict(est) -> dict:
         "map_tree": est.map_tree_.to_dict(),
         "trace": (None if est.trace_ is None else
                   {k: v.tolist() for k, v in est.trace_.items()}),
+        "convergence": est.convergence_,
         "exact": None,
     }
     if est._task == "classification":
@@ -121,6 +122,9 @@ def from_dict(d: dict, source: str = "<dict>"):
         est.map_tree_ = Tree.from_dict(d["map_tree"])
         est.trace_ = None if d["trace"] is None else trace_arrays(d["trace"])
         est.chains_ = None        # not saved: trace_ has the draws
+        est.convergence_ = d.get("convergence")      # (files before convergence_)
+        est.n_iter_ = None if est.trace_ is None else \
+            est.convergence_["rounds"][-1] if est.convergence_ else est.n_iter
         p = d["prior"]
         est._fit_info = {"prior_file": p["file"], "prior_source": p["source"],
                          "prior_params": p["params"], "query": p["query"],

@@ -32,9 +32,10 @@ class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTre
 
     def __init__(self, *, prior="growtree", alpha=None, beta=None, min_leaf=None,
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
-                 burn_in=0.2, thin=1, proposal="default", n_chains=1, tempering=8,
-                 delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior", bucket=None,
-                 categorical_features="from_dtype", missing="error", n_jobs=None,
+                 burn_in=0.2, thin=1, proposal="default", n_chains=4, until_converged=False,
+                 target_rhat=1.01, target_ess=400, max_iter=None, max_time=None,
+                 tempering=8, delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior",
+                 bucket=None, categorical_features="from_dtype", missing="error", n_jobs=-1,
                  random_state=None, verbose=0):
         self.prior = prior
         self.alpha = alpha
@@ -48,6 +49,11 @@ class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTre
         self.thin = thin
         self.proposal = proposal
         self.n_chains = n_chains
+        self.until_converged = until_converged
+        self.target_rhat = target_rhat
+        self.target_ess = target_ess
+        self.max_iter = max_iter
+        self.max_time = max_time
         self.tempering = tempering
         self.delta_t = delta_t
         self.min_heat = min_heat

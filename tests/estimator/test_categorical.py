@@ -60,7 +60,7 @@ def test_same_chains_as_slpy_run_on_the_csv(frame, tmp_path):
     out = tmp_path / "run"
     r = cli("run", ROOT / "priors" / "growtree.slp", "--data", path, "--categorical",
             "species", "--missing", "split", "-n", "500", "--seed", "4", "--burn-in", "0",
-            "-q", "--out", out)
+            "--chains", 4, "-q", "--out", out)
     assert r.exit_code == 0, r.output
     models = pd.read_csv(out / "models.csv", keep_default_na=False)
     est = BayesianTreeClassifier(n_iter=500, burn_in=0, random_state=4, missing="split")

@@ -102,7 +102,7 @@ def test_same_chains_as_slpy_run(kyphosis, tmp_path):
     out = tmp_path / "run"
     r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "growtree.slp"), "--data",
                                   str(KYPHOSIS), "-n", "600", "--seed", "7", "--burn-in",
-                                  "0", "-q", "--out", str(out)])
+                                  "0", "--chains", "4", "-q", "--out", str(out)])
     assert r.exit_code == 0, r.output
     models = pd.read_csv(out / "models.csv")
     X, y = kyphosis
@@ -110,10 +110,16 @@ def test_same_chains_as_slpy_run(kyphosis, tmp_path):
     got = [(canonical(t.to_term()), w) for t, w in est.trees_]
     assert [m for m, _ in got] == models["model"].tolist()
     np.testing.assert_allclose([w for _, w in got], models["prob"], atol=1e-11)
-    trace = pd.read_csv(out / "chain_0" / "trace.csv")
-    np.testing.assert_allclose(est.trace_["log_lik"], trace["log_lik"])
-    assert est.trace_["iter"].tolist() == trace["iter"].tolist()
+    assert est.n_chains == 4          # the estimator's default
+    for i in range(4):
+        trace = pd.read_csv(out / f"chain_{i}" / "trace.csv")
+        mine = est.trace_["chain"] == i
+        np.testing.assert_allclose(est.trace_["log_lik"][mine], trace["log_lik"])
+        assert est.trace_["iter"][mine].tolist() == trace["iter"].tolist()
     assert est.seed_ == 7
+    # and the same convergence verdict
+    summary = (out / "summary.txt").read_text()
+    assert est.convergence_["verdict"] in summary.splitlines()
 
 
 def test_trace_and_weights_agree(kyphosis):
@@ -287,8 +293,8 @@ def test_fit_warns_of_columns_no_model_can_learn_from():
     rng = np.random.default_rng(0)
     X = np.c_[rng.normal(size=40), np.arange(40), np.full(40, 3.0)]
     y = (X[:, 0] > 0).astype(int)
-    with pytest.warns(UserWarning) as record:
-        BayesianTreeClassifier(n_iter=20, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning) as record:     # (one chain: no convergence warning)
+        BayesianTreeClassifier(n_iter=20, n_chains=1, random_state=0).fit(X, y)
     got = [str(w.message) for w in record]
     assert got == [
         "BayesianTreeClassifier.fit: column 'x1' has the whole numbers 0 to 39, one in "
@@ -298,4 +304,4 @@ def test_fit_warns_of_columns_no_model_can_learn_from():
     assert all(w.filename == __file__ for w in record)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        BayesianTreeClassifier(n_iter=20, random_state=0).fit(X[:, :1], y)
+        BayesianTreeClassifier(n_iter=20, n_chains=1, random_state=0).fit(X[:, :1], y)
