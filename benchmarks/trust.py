@@ -14,7 +14,8 @@ on a fixed 80/20 split (--split-seed 2005) with seeds 1-3. Per data set and samp
 "Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal CPU"
 runs again each sampler whose CPU-seconds differ from the reference sampler's (the
 first of --samplers) by more than 20%, with its iterations scaled to the reference's
-CPU time (SMC: its particles).
+CPU time. SMC has no sweeps: it runs at equal CPU only, its particles set from a
+pilot run.
 
     python benchmarks/trust.py [--data BCW,PIMA,LR] [--samplers default,before,smc]
         [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--json FILE]
@@ -64,6 +65,7 @@ def one_run(data: str, settings: dict, seed: int, iterations: int) -> dict:
     cfg = dict(prior=str(PRIORS / "growtree.slp"), data=str(ROOT / DATA[data]),
                holdout=0.2, split_seed=2005, seed=seed, iterations=iterations, jobs=1,
                **settings)
+    particles = settings.get("particles", 1000)
     with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()):
         t0 = cpu()
         s = run(cfg, out, quiet=True, force=True)
@@ -77,7 +79,8 @@ def one_run(data: str, settings: dict, seed: int, iterations: int) -> dict:
             "rhat": (conv.get("log_lik") or {}).get("rhat"),
             "ess": (conv.get("log_lik") or {}).get("ess_bulk"),
             "converged": s.get("converged"), "chains": s["chains"],
-            "log_evidence": s.get("log_evidence"), "trace": trace}
+            "log_evidence": s.get("log_evidence"), "trace": trace,
+            "smc": settings.get("method") == "smc", "particles": particles}
 
 
 def _prob_columns(path: Path) -> list[int]:
@@ -92,8 +95,12 @@ def summarise(runs: list[dict]) -> dict:
            "sweeps": runs[0]["sweeps"],
            "mean_dp": float(np.mean([d.mean() for d in dps])),
            "max_dp": float(max(d.max() for d in dps)),
-           "converged": sum(bool(r["converged"]) for r in runs)}
-    if runs[0]["chains"] > 1 and runs[0]["rhat"] is not None:
+           "converged": sum(bool(r["converged"]) for r in runs), "seeds": len(runs)}
+    if runs[0]["smc"]:
+        out["particles"] = runs[0]["particles"]
+    if runs[0]["smc"]:        # particles, not chains: no R-hat or ESS
+        pass
+    elif runs[0]["chains"] > 1 and runs[0]["rhat"] is not None:
         out["rhat"] = max(r["rhat"] or np.inf for r in runs)
         out["ess_per_cpu_s"] = float(np.median([(r["ess"] or 0) / r["seconds"]
                                                 for r in runs]))
@@ -110,11 +117,13 @@ def summarise(runs: list[dict]) -> dict:
 
 def row(data, name, mode, s) -> str:
     r = s.get("rhat", s.get("rhat_seeds"))
-    seeds = "" if "rhat" in s else " (seeds)"
+    r = "n/a" if r is None else f"{r:.3f}" + ("" if "rhat" in s else " (seeds)")
+    ess = f"{s['ess_per_cpu_s']:.2f}" if "ess_per_cpu_s" in s else "n/a"
     ev = f" | {s['evidence_spread']:.3f}" if "evidence_spread" in s else " | "
-    return (f"| {data} | {name} | {mode} | {s['sweeps']:,} | {s['cpu_s']:.1f} | "
-            f"{s['mean_dp']:.4f} | {s['max_dp']:.3f} | {r:.3f}{seeds} | "
-            f"{s['ess_per_cpu_s']:.2f} | {s['converged']}/3{ev} |")
+    sweeps = f"{s['particles']:,} particles" if "particles" in s else f"{s['sweeps']:,}"
+    return (f"| {data} | {name} | {mode} | {sweeps} | {s['cpu_s']:.1f} | "
+            f"{s['mean_dp']:.4f} | {s['max_dp']:.3f} | {r} | {ess} | "
+            f"{s['converged']}/{s['seeds']}{ev} |")
 
 
 def main(argv=None) -> int:
@@ -138,6 +147,17 @@ def main(argv=None) -> int:
         ref_cpu = None
         for name in names:
             settings = SAMPLERS[name]
+            if settings.get("method") == "smc":
+                # SMC has no sweeps: its particles are set to the reference's CPU time,
+                # from a pilot of 50 particles
+                pilot = one_run(data, dict(settings, particles=50), seeds[0], a.iterations)
+                n = max(20, int(50 * (ref_cpu or pilot["seconds"]) / pilot["seconds"]))
+                runs = [one_run(data, dict(settings, particles=n), x, a.iterations)
+                        for x in seeds]
+                s = summarise(runs)
+                results[(data, name, "cpu")] = s
+                print(row(data, name, "equal CPU", s), flush=True)
+                continue
             runs = [one_run(data, settings, s, a.iterations) for s in seeds]
             s = summarise(runs)
             results[(data, name, "sweeps")] = s
@@ -149,14 +169,8 @@ def main(argv=None) -> int:
                     print(row(data, name, "equal CPU", s), flush=True)
                 continue
             if "cpu" in modes and abs(s["cpu_s"] / ref_cpu - 1) > 0.2:
-                scale = ref_cpu / s["cpu_s"]
-                if settings.get("method") == "smc":
-                    st = dict(settings, particles=max(10, int(1000 * scale)))
-                    runs = [one_run(data, st, x, a.iterations) for x in seeds]
-                    iters = a.iterations
-                else:
-                    iters = max(100, int(a.iterations * scale))
-                    runs = [one_run(data, settings, x, iters) for x in seeds]
+                iters = max(100, int(a.iterations * ref_cpu / s["cpu_s"]))
+                runs = [one_run(data, settings, x, iters) for x in seeds]
                 s = summarise(runs)
                 results[(data, name, "cpu")] = s
                 print(row(data, name, "equal CPU", s), flush=True)
