@@ -92,8 +92,10 @@ def convergence_section(conv, traces=TRACES) -> tuple[list[str], list[str]]:
              "its --target-rhat (1.01) and every ESS at least its --target-ess (400); "
              "one chain cannot be checked. Acceptance is over kept iterations.", ""]
     lines += _table(head, rows)
-    lines += [""] + [f"{r['run']}: {r['verdict']}" for r in conv["runs"]
-                     if r.get("converged") is False and r["diagnostics"] is not None]
+    said = [f"{r['run']}: {r['verdict']}" for r in conv["runs"]
+            if r.get("converged") is False and r["diagnostics"] is not None]
+    if said:
+        lines += [""] + said
     if warnings:
         lines += [""] + [f"**Warning**: {w}: the chains have not mixed." for w in warnings]
     return lines, warnings
