@@ -37,10 +37,13 @@ import numpy as np
 if __name__ == "__main__" and not __package__:  # python benchmarks/trust.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.lib.env import PRIORS, ROOT, cpu_model  # noqa: E402
+from benchmarks.lib.env import PRIORS, ROOT, SHARED_DATA, cpu_model  # noqa: E402
 
-DATA = {"BCW": "examples/data/bcw.csv", "PIMA": "examples/data/pima.csv",
-        "LR": "examples/data/letter.csv"}
+# (file, rows kept: the first N, or None for all)
+DATA = {"BCW": ("examples/data/bcw.csv", None), "PIMA": ("examples/data/pima.csv", None),
+        # subsets of the large data sets, so a seed takes minutes, not hours
+        "WF": (str(SHARED_DATA / "waveform.csv"), 600),
+        "LR": ("examples/data/letter.csv", 2000)}
 
 # what each sampler changes from slpy run's defaults
 SAMPLERS = {
@@ -60,9 +63,22 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def data_file(name: str) -> str:
+    """The CSV of a data set, its first rows written to a file once where it is a subset."""
+    path, rows = DATA[name]
+    path = ROOT / path
+    if rows is None:
+        return str(path)
+    out = Path(tempfile.gettempdir()) / f"slpy_trust_{name}_{rows}.csv"
+    if not out.exists():
+        with open(path) as f:
+            out.write_text("".join(itertools.islice(f, rows + 1)))
+    return str(out)
+
+
 def one_run(data: str, settings: dict, seed: int, iterations: int) -> dict:
     from slpy.mcmc.run import run
-    cfg = dict(prior=str(PRIORS / "growtree.slp"), data=str(ROOT / DATA[data]),
+    cfg = dict(prior=str(PRIORS / "growtree.slp"), data=data_file(data),
                holdout=0.2, split_seed=2005, seed=seed, iterations=iterations, jobs=1,
                **settings)
     particles = settings.get("particles", 1000)
@@ -126,9 +142,55 @@ def row(data, name, mode, s) -> str:
             f"{s['converged']}/{s['seeds']}{ev} |")
 
 
+TREE_HEADER = ("| data | sampler | mode | sweeps | CPU s/seed | mean |dp| | max |dp| "
+               "| R-hat | ESS/CPU-s | converged | evidence spread |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def compare(data, names, seeds, modes, iterations, one_run, summarise, row) -> dict:
+    """Every sampler on one data set: the first (the reference) at `iterations`, the
+    others at equal sweeps and/or at the reference's CPU time."""
+    results, ref_cpu = {}, None
+
+    def at(settings, iters, mode):
+        s = summarise([one_run(data, settings, x, iters) for x in seeds])
+        results[(data, name, mode)] = s
+        return s
+    for name in names:
+        settings = SAMPLERS[name]
+        if settings.get("method") == "smc":
+            # SMC has no sweeps: its particles are set to the reference's CPU time,
+            # from a pilot of 50 particles
+            pilot = one_run(data, dict(settings, particles=50), seeds[0], iterations)
+            n = max(20, int(50 * (ref_cpu or pilot["seconds"]) / pilot["seconds"]))
+            print(row(data, name, "equal CPU", at(dict(settings, particles=n), iterations,
+                                                  "cpu")), flush=True)
+            continue
+        if ref_cpu is not None and "sweeps" not in modes:
+            # equal CPU only: the iterations from a pilot's CPU per sweep
+            n = max(100, iterations // 10)
+            pilot = one_run(data, settings, seeds[0], n)
+            iters = max(100, int(n * ref_cpu / pilot["seconds"]))
+            print(row(data, name, "equal CPU", at(settings, iters, "cpu")), flush=True)
+            continue
+        s = at(settings, iterations, "sweeps")
+        if "sweeps" in modes:
+            print(row(data, name, "equal sweeps", s), flush=True)
+        if ref_cpu is None:
+            ref_cpu = s["cpu_s"]
+            if "sweeps" not in modes:
+                print(row(data, name, "equal CPU", s), flush=True)
+            continue
+        if "cpu" in modes and abs(s["cpu_s"] / ref_cpu - 1) > 0.2:
+            iters = max(100, int(iterations * ref_cpu / s["cpu_s"]))
+            print(row(data, name, "equal CPU", at(settings, iters, "cpu")), flush=True)
+    return results
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default="BCW,PIMA")
+    ap.add_argument("--data", default="BCW,PIMA",
+                    help="of BCW, PIMA, WF, LR (subsets) and CHILD (a network)")
     ap.add_argument("--samplers", default="default,before,smc")
     ap.add_argument("--iterations", type=int, default=10000)
     ap.add_argument("--seeds", default="1,2,3")
@@ -139,41 +201,25 @@ def main(argv=None) -> int:
     modes = a.modes.split(",")
     names = a.samplers.split(",")
     print(f"# {cpu_model()}; iterations {a.iterations} a chain; seeds {a.seeds}")
-    print("| data | sampler | mode | sweeps | CPU s/seed | mean |dp| | max |dp| | R-hat "
-          "| ESS/CPU-s | converged | evidence spread |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    results = {}
+    results, header = {}, False
     for data in a.data.split(","):
-        ref_cpu = None
-        for name in names:
-            settings = SAMPLERS[name]
-            if settings.get("method") == "smc":
-                # SMC has no sweeps: its particles are set to the reference's CPU time,
-                # from a pilot of 50 particles
-                pilot = one_run(data, dict(settings, particles=50), seeds[0], a.iterations)
-                n = max(20, int(50 * (ref_cpu or pilot["seconds"]) / pilot["seconds"]))
-                runs = [one_run(data, dict(settings, particles=n), x, a.iterations)
-                        for x in seeds]
-                s = summarise(runs)
-                results[(data, name, "cpu")] = s
-                print(row(data, name, "equal CPU", s), flush=True)
-                continue
-            runs = [one_run(data, settings, s, a.iterations) for s in seeds]
-            s = summarise(runs)
-            results[(data, name, "sweeps")] = s
-            if "sweeps" in modes:
-                print(row(data, name, "equal sweeps", s), flush=True)
-            if ref_cpu is None:
-                ref_cpu = s["cpu_s"]
-                if "cpu" in modes and "sweeps" not in modes:
-                    print(row(data, name, "equal CPU", s), flush=True)
-                continue
-            if "cpu" in modes and abs(s["cpu_s"] / ref_cpu - 1) > 0.2:
-                iters = max(100, int(a.iterations * ref_cpu / s["cpu_s"]))
-                runs = [one_run(data, settings, x, iters) for x in seeds]
-                s = summarise(runs)
-                results[(data, name, "cpu")] = s
-                print(row(data, name, "equal CPU", s), flush=True)
+        if data == "CHILD":
+            from benchmarks import trust_net as net
+            csv, truth = net.child_csv()
+            ref = net.reference(csv, truth)
+            print(f"\nCHILD: pgmpy hill climbing BDeu {ref['hc_score']:.1f} (SHD "
+                  f"{ref['hc_shd']}, {ref['hc_cpu_s']:.1f} CPU-s); the true DAG "
+                  f"{ref['true_score']:.1f}\n{net.HEADER}", flush=True)
+            results[("CHILD", "reference", "")] = ref
+            bench = (lambda d, st, x, n: net.one_run(csv, st, x, n, cpu),
+                     lambda runs: net.summarise(csv, truth, runs),
+                     lambda d, name, mode, st: net.row(name, mode, st))
+        else:
+            if not header:
+                print(TREE_HEADER)
+                header = True
+            bench = (one_run, summarise, row)
+        results.update(compare(data, names, seeds, modes, a.iterations, *bench))
     if a.json:
         Path(a.json).write_text(json.dumps(
             {" ".join(k): v for k, v in results.items()}, indent=1))
