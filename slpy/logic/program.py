@@ -93,7 +93,7 @@ class Program:
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
                       "integer_rounding_function": "toward_zero", "max_arity": "unbounded",
                       "debug": "off", "char_conversion": "off", "occurs_check": "false",
-                      "sampling": "backtrackable"}
+                      "sampling": "backtrackable", "prefer_rationals": "false"}
         self.ops = OpTable()
         self.out = out if out is not None else (lambda s: sys.stdout.write(s))
         self.engine = Engine(self.db, self.flags, self.ops, self.out, max_steps=max_steps,

@@ -273,23 +273,24 @@ def bi_number_string(eng, n, s):
     return eng.unify(n, value)
 
 
-def _term_string(eng, s, t):
+def _term_string(eng, t, s):
+    """SWI-Prolog's order: read T from S when S is bound, else write T (quoted)."""
     st = _deref(s)
     if type(st) is not Var:
-        term, _ = read_term_from_text(text_of(st, "string"), eng.ops, eng.flags)
+        term, _ = read_term_from_text(text_of(st, "text"), eng.ops, eng.flags)
         return eng.unify(t, term)
     return eng.unify(s, term_to_text(t, quoted=True, ops=eng.ops, numbervars=True))
 
 
 @det("term_string", 2)
-def bi_term_string(eng, s, t):
-    """term_string(?S, ?T): S is T written quoted; or T is read from S."""
-    return _term_string(eng, s, t)
+def bi_term_string(eng, t, s):
+    """term_string(?T, ?S): T is read from S; or S is T written quoted."""
+    return _term_string(eng, t, s)
 
 
 @det("term_string", 3)
-def bi_term_string3(eng, s, t, _options):
-    return _term_string(eng, s, t)
+def bi_term_string3(eng, t, s, _options):
+    return _term_string(eng, t, s)
 
 
 @det("with_output_to", 2)
