@@ -35,6 +35,7 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_FENCE
                     FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG, CATCH_RECOVERY,
                     CATCH_NEXT, CATCH_PN, CH_WAY, FR_NEXT, PLAIN, P_DONE, ROOT,
                     LimitExceeded, ReplayReject, SampleFailed)
+from .plugins import LAST
 from .sampling import Sampling
 from .replay import Replay
 from .session import Session, Solution
@@ -314,7 +315,9 @@ class Engine(Sampling, Cleanup, Coroutining):
                             f = nxt if gen else None
                             continue
                         try:
-                            next(gen)
+                            if next(gen) is LAST:   # its last answer: no choice point
+                                f = nxt
+                                continue
                         except StopIteration:
                             undo_to(trail, mark)
                             f = None
@@ -393,7 +396,8 @@ class Engine(Sampling, Cleanup, Coroutining):
                 if not self.redos & 4095:   # between(1, inf, X), fail: no calls, only redos
                     self._check_limits()
                 try:
-                    next(cp[GEN_ITER])
+                    if next(cp[GEN_ITER]) is LAST:
+                        cps.pop()
                     return cp[GEN_NEXT]
                 except StopIteration:
                     undo_to(trail, mark)

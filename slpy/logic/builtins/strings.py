@@ -12,7 +12,7 @@ from ...terms.term import Atom, Struct, Var, NIL, atom, deref as _deref
 from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error)
-from . import det, nondet
+from . import LAST, det, nondet
 from .atoms import (atomic_text, chars_list, codes_list, concat_text, float_text, list_text,
                     opt_text, sub_text, text_of)
 from .typecheck import skip_list, build_list
@@ -139,7 +139,7 @@ def bi_string_code(eng, index, s, code):
         if i < 0:
             raise domain_error("not_less_than_zero", i)
         if 1 <= i <= len(text) and eng.unify(code, ord(text[i - 1])):
-            yield
+            yield LAST
         return
     if type(i) is not Var:
         raise type_error("integer", i)
@@ -147,7 +147,7 @@ def bi_string_code(eng, index, s, code):
     mark = len(trail)
     for k, ch in enumerate(text, 1):
         if unify(code, ord(ch), trail) and unify(i, k, trail):
-            yield
+            yield LAST if k == len(text) else None
         undo_to(trail, mark)
 
 
