@@ -92,6 +92,8 @@ class Engine(Sampling, Cleanup, Coroutining):
         self.coroutining = False
         self.started_inside = False   # call_capture: a suspension began in the goal
         self.limit_at = 0
+        self.streams = None     # streams.Streams: open files, current input/output
+        self.read_line = None   # where user_input's lines come from (None: stdin)
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:

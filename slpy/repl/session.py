@@ -11,6 +11,7 @@ sample.
 """
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -53,6 +54,8 @@ class Session:
         self.program = Program(max_steps=max_steps, timeout=timeout, max_memory=max_memory,
                                out=self.write, **load)
         self.program.engine.write_err = self._write_err
+        # the user at the top level may open files below the current folder too
+        self.program.sandbox.stream_roots.append(os.getcwd())
         if pure:
             self.program.flags["sampling"] = "pure"
         self.rng = np.random.default_rng(seed)

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from slpy import Program
+from slpy.terms.term import PrologError
 
 # the goal's instance written with ~q, false, or the formal part of the error
 HARNESS = """
@@ -16,14 +17,15 @@ t(G) :- format("@@~n"), catch((G -> format("~q~n", [G]) ; format("false~n")), E,
 
 def _norm(text: str) -> str:
     text = re.sub(r"\b_G?\d+\b", "_", text)
+    text = re.sub(r"<stream>\((0x)?[0-9a-f]+\)", "<stream>", text)
     # slpy names syntax errors by its own reader's messages
     return re.sub(r"syntax_error\(\w+\)", "syntax_error(_)", text)
 
 
-def swi_like(goals, program=""):
+def swi_like(goals, program="", allow=()):
     """What the harness prints for each goal, run by slpy."""
     out = []
-    p = Program(out=out.append)
+    p = Program(out=out.append, allow_load=allow)
     p.consult_text(HARNESS + program, "harness.pl")
     got = []
     for g in goals:
@@ -33,9 +35,9 @@ def swi_like(goals, program=""):
     return got
 
 
-def check(table, program=""):
+def check(table, program="", allow=()):
     goals = [g for g, _ in table]
-    for (g, want), got in zip(table, swi_like(goals, program)):
+    for (g, want), got in zip(table, swi_like(goals, program, allow)):
         assert got == _norm(want), g
 
 
@@ -147,3 +149,186 @@ def test_term_string_shares_variables_when_it_reads():
     p = Program()
     b = p.once('term_string(T, "foo(X, Y, X)"), T = foo(A, B, C)')
     assert b["A"] is b["C"] and b["A"] is not b["B"]
+
+
+# -- 1: streams ------------------------------------------------------------------------------
+
+SWI_STREAMS = [
+    ("(open('in1.pl', read, S), read(S, T1), read(S, T2), read(S, T3), read(S, T4), read(S, T5), close(S))",
+     'open(\'in1.pl\',read,<stream>),read(<stream>,foo(_,_)),read(<stream>,bar),read(<stream>,"str"),read(<stream>,97),read(<stream>,end_of_file),close(<stream>)'),
+    ("(open('in1.pl', read, S), read_term(S, T, [variable_names(V), variables(Vs)]), close(S))",
+     "open('in1.pl',read,<stream>),read_term(<stream>,foo(_,_),[variable_names(['X'=_,'Y'=_]),variables([_,_])]),close(<stream>)"),
+    ("(open('in1.pl', read, S, [alias(inp)]), read_term(inp, T, []), close(inp))",
+     "open('in1.pl',read,inp,[alias(inp)]),read_term(inp,foo(_,_),[]),close(inp)"),
+    ("(open('in1.pl', read, S, [type(text), encoding(utf8)]), read(S, T), close(S, [force(true)]))",
+     "open('in1.pl',read,<stream>,[type(text),encoding(utf8)]),read(<stream>,foo(_,_)),close(<stream>,[force(true)])"),
+    ("(open('lines.txt', read, S), read_line_to_string(S, L1), read_line_to_string(S, L2), read_line_to_string(S, L3), close(S))",
+     'open(\'lines.txt\',read,<stream>),read_line_to_string(<stream>,"line one"),read_line_to_string(<stream>,"line two"),read_line_to_string(<stream>,end_of_file),close(<stream>)'),
+    ("(open('lines.txt', read, S), read_line_to_codes(S, L1), close(S))",
+     "open('lines.txt',read,<stream>),read_line_to_codes(<stream>,[108,105,110,101,32,111,110,101]),close(<stream>)"),
+    ("(open('lines.txt', read, S), get_char(S, C1), peek_char(S, C2), get_char(S, C3), close(S))",
+     "open('lines.txt',read,<stream>),get_char(<stream>,l),peek_char(<stream>,i),get_char(<stream>,i),close(<stream>)"),
+    ('(open(\'out1.txt\', write, S), write(S, f(\'A\', "b")), nl(S), writeq(S, f(\'A\', "b")), nl(S), print(S, \'A\'), nl(S), writeln(S, done), write_term(S, [1,2], [quoted(true)]), nl(S), format(S, "~a-~w~n", [x, y]), close(S), open(\'out1.txt\', read, R), read_line_to_string(R, L1), read_line_to_string(R, L2), read_line_to_string(R, L3), read_line_to_string(R, L4), read_line_to_string(R, L5), read_line_to_string(R, L6), close(R))',
+     'open(\'out1.txt\',write,<stream>),write(<stream>,f(\'A\',"b")),nl(<stream>),writeq(<stream>,f(\'A\',"b")),nl(<stream>),print(<stream>,\'A\'),nl(<stream>),writeln(<stream>,done),write_term(<stream>,[1,2],[quoted(true)]),nl(<stream>),format(<stream>,"~a-~w~n",[x,y]),close(<stream>),open(\'out1.txt\',read,<stream>),read_line_to_string(<stream>,"f(A,b)"),read_line_to_string(<stream>,"f(\'A\',\\"b\\")"),read_line_to_string(<stream>,"\'A\'"),read_line_to_string(<stream>,"done"),read_line_to_string(<stream>,"[1,2]"),read_line_to_string(<stream>,"x-y"),close(<stream>)'),
+    ("(open('out2.txt', write, S), set_output(S), write(hello), nl, set_output(user_output), close(S), open('out2.txt', read, R), read_line_to_string(R, L), close(R))",
+     'open(\'out2.txt\',write,<stream>),set_output(<stream>),write(hello),nl,set_output(user_output),close(<stream>),open(\'out2.txt\',read,<stream>),read_line_to_string(<stream>,"hello"),close(<stream>)'),
+    ('(open(\'out3.txt\', write, S), format(S, "ab~tcd~20|ef~n", []), close(S), open(\'out3.txt\', read, R), read_line_to_string(R, L), close(R))',
+     'open(\'out3.txt\',write,<stream>),format(<stream>,"ab~tcd~20|ef~n",[]),close(<stream>),open(\'out3.txt\',read,<stream>),read_line_to_string(<stream>,"ab                cdef"),close(<stream>)'),
+    ('(open(\'out4.txt\', write, S), write(S, abc), format(S, "~t~w~10|~n", [x]), close(S), open(\'out4.txt\', read, R), read_line_to_string(R, L), close(R))',
+     'open(\'out4.txt\',write,<stream>),write(<stream>,abc),format(<stream>,"~t~w~10|~n",[x]),close(<stream>),open(\'out4.txt\',read,<stream>),read_line_to_string(<stream>,"abc      x"),close(<stream>)'),
+    ('open(foo, bad, S)',
+     'error domain_error(io_mode,bad)'),
+    ('open(foo, 3, S)',
+     'error type_error(atom,3)'),
+    ('open(_, read, S)',
+     'error instantiation_error'),
+    ('open(foo, read, a)',
+     'error existence_error(source_sink,foo)'),
+    ("open('in1.pl', read, S, [bad_opt])",
+     'error type_error(option,bad_opt)'),
+    ("open('in1.pl', read, S, foo)",
+     'error type_error(list,foo)'),
+    ("open('in1.pl', read, S, [alias(user_input)])",
+     'error permission_error(open,source_sink,alias(user_input))'),
+    ("(open('in1.pl', read, S), write(S, x))",
+     'error permission_error(output,stream,<stream>)'),
+    ('(current_output(S), read(S, X))',
+     'error permission_error(input,stream,<stream>)'),
+    ('close(nosuch)',
+     'error existence_error(stream,nosuch)'),
+    ('close(_)',
+     'error instantiation_error'),
+    ('close(3.5)',
+     'error domain_error(stream_or_alias,3.5)'),
+    ("(open('in1.pl', read, S), close(S), read(S, X))",
+     'error existence_error(stream,<stream>)'),
+    ('current_input(a)',
+     'error existence_error(stream,a)'),
+    ('current_output(3.5)',
+     'error domain_error(stream_or_alias,3.5)'),
+    ('set_input(xyz)',
+     'error existence_error(stream,xyz)'),
+    ('set_output(3.5)',
+     'error domain_error(stream_or_alias,3.5)'),
+    ('set_output(_)',
+     'error instantiation_error'),
+    ('(current_output(S), set_input(S))',
+     'error permission_error(input,stream,<stream>)'),
+    ('(current_input(S), set_output(S))',
+     'error permission_error(output,stream,<stream>)'),
+    ('(current_input(S), set_input(S))',
+     'current_input(<stream>),set_input(<stream>)'),
+    ('(current_output(S), set_output(S))',
+     'current_output(<stream>),set_output(<stream>)'),
+    ('(current_output(S), S == user_output)',
+     'false'),
+    ('close(user_output)',
+     'close(user_output)'),
+    ("(open('in1.pl', read, S), read_term(S, T, [foo(x)]))",
+     "open('in1.pl',read,<stream>),read_term(<stream>,foo(_,_),[foo(x)])"),
+    ("(open('in1.pl', read, S), stream_property(S, mode(M)), close(S))",
+     "open('in1.pl',read,<stream>),stream_property(<stream>,mode(read)),close(<stream>)"),
+    ("(open('in1.pl', read, S, [alias(zz)]), stream_property(S, alias(A)), close(S))",
+     "open('in1.pl',read,zz,[alias(zz)]),stream_property(zz,alias(zz)),close(zz)"),
+    ("(open('in1.pl', read, S), at_end_of_stream(S))",
+     'false'),
+    ('flush_output(user_output)',
+     'flush_output(user_output)'),
+    ('flush_output(user_input)',
+     'error permission_error(output,stream,user_input)'),
+    ("write(user_error, '')",
+     "write(user_error,'')"),
+    ('write(nosuch, x)',
+     'error existence_error(stream,nosuch)'),
+    ('format(nosuch, "x", [])',
+     'error existence_error(stream,nosuch)'),
+    ('nl(user_input)',
+     'error permission_error(output,stream,user_input)'),
+    ("open('in1.pl', read, S, [bad_opt])",
+     'error type_error(option,bad_opt)'),
+    ("open('in1.pl', read, S, [type(foo)])",
+     'error domain_error(stream_option,type(foo))'),
+    ("(open('in1.pl', read, S), read_term(S, T, [foo]))",
+     'error type_error(option,foo)'),
+    ("(open('in1.pl', read, S), read_term(S, T, foo))",
+     'error type_error(list,foo)'),
+    ("(open('in1.pl', read, S), read_term(S, T, [_]))",
+     'error instantiation_error'),
+    ('current_input(user_input)',
+     'current_input(user_input)'),
+    ('current_output(user_output)',
+     'current_output(user_output)'),
+    ('current_output(user_error)',
+     'false'),
+    ("(open('in1.pl', read, S, [alias(q1)]), current_input(I), set_input(q1), current_input(J), set_input(I), close(q1))",
+     "open('in1.pl',read,q1,[alias(q1)]),current_input(<stream>),set_input(q1),current_input(<stream>),set_input(<stream>),close(q1)"),
+    ('(stream_property(S, alias(user_error)))',
+     'stream_property(<stream>,alias(user_error))'),
+    ("(open('in1.pl', read, S, [alias(q2)]), stream_property(S, file_name(F)), close(S))",
+     "open('in1.pl',read,q2,[alias(q2)]),stream_property(q2,file_name('in1.pl')),close(q2)"),
+    ("(open('in1.pl', read, S), stream_property(S, foo), close(S))",
+     'false'),
+    ("(open('in1.pl', read, S), stream_property(foo, P))",
+     'error existence_error(stream,foo)'),
+    ("open('nosuch.txt', read, S)",
+     "error existence_error(source_sink,'nosuch.txt')"),
+    ("(open('out6.txt', write, W), write(W, 'foo( . bar.'), close(W), open('out6.txt', read, S), (catch(read(S, X), error(syntax_error(_), _), fail) -> R = read ; R = syntax_error), read(S, Y), close(S))",
+     "open('out6.txt',write,<stream>),write(<stream>,'foo( . bar.'),close(<stream>),open('out6.txt',read,<stream>),(catch(read(<stream>,_),error(syntax_error(_),_),fail)->syntax_error=read;syntax_error=syntax_error),read(<stream>,bar),close(<stream>)"),
+    ('(open(\'out7.txt\', write, S, [alias(out7)]), format(out7, "~w~n", [hello]), close(out7), open(\'out7.txt\', read, R), read(R, T), close(R))',
+     'error syntax_error(end_of_file)'),
+    ("(open('out8.txt', write, S), current_output(O), set_output(S), current_output(C), write(x), set_output(O), close(S), current_output(D), D == O)",
+     "open('out8.txt',write,<stream>),current_output(<stream>),set_output(<stream>),current_output(<stream>),write(x),set_output(<stream>),close(<stream>),current_output(<stream>),<stream>==<stream>"),
+    ("(open('out9.txt', write, S), set_output(S), close(S), current_output(C), stream_property(C, alias(A)))",
+     "open('out9.txt',write,<stream>),set_output(<stream>),close(<stream>),current_output(<stream>),stream_property(<stream>,alias(user_output))"),
+]
+
+
+def test_streams_as_swi(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in1.pl").write_text('foo(X, Y). bar.\n"str". 0\'a.\n')
+    (tmp_path / "lines.txt").write_text("line one\nline two\n")
+    check(SWI_STREAMS, allow=[tmp_path])
+
+
+def test_files_outside_the_sandbox_are_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    p = Program(allow_load=[tmp_path / "sub"])
+    with pytest.raises(PrologError) as ei:
+        p.once("open('/etc/passwd', read, S)")
+    assert "permission_error(open,source_sink,'/etc/passwd')" in str(ei.value.term)
+    assert "where this program may open files" in str(ei.value)
+    with pytest.raises(PrologError, match="may open no files"):
+        Program().once("open(f, write, S)")
+    # ../ is resolved before the check
+    with pytest.raises(PrologError, match="is not below"):
+        p.once("open('sub/../x.txt', write, S)")
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_the_top_level_opens_files_below_its_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.pl").write_text("term(1). term(f(X, X)).\n")
+    out, err = _repl("open('t.pl', read, S), read(S, A), read(S, B), read(S, C), close(S).\n"
+                     "open('/etc/passwd', read, S).\n")
+    assert out == "S = <stream>(3),\nA = term(1),\nB = term(f(_A, _A)),\nC = end_of_file.\n"
+    assert err.startswith("ERROR: No permission to open source_sink `/etc/passwd' (it is not")
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_read_from_user_input_takes_the_lines_after_the_query():
+    # SWI-Prolog's answers to the same input through a pipe
+    out, err = _repl("read(X).\nfoo(Y, bar).\n"
+                     "read_term(user_input, T, [variable_names(V)]).\n  hello(W,\n   Z).\n"
+                     "read_line_to_string(user_input, S).\nsome line here\n"
+                     "read(X), read(Y).\na. b.\nread(X).\n")
+    assert out == ("X = foo(_, bar).\nT = hello(_A, _B),\nV = ['W'=_A, 'Z'=_B].\n"
+                   'S = "some line here".\nX = a,\nY = b.\nX = end_of_file.\n'), err
+
+
+def _repl(script):
+    import io
+    from slpy.repl import Session, run_stream
+    out, err = io.StringIO(), io.StringIO()
+    s = Session(seed=1, stdout=out, stderr=err)
+    run_stream(s, io.StringIO(script))
+    return out.getvalue(), err.getvalue()
