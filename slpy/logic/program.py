@@ -57,8 +57,8 @@ def _load_builtin_modules():
     # they use loads lark, which a plain `import slpy` does without
     from .builtins import (aggregate, arith_bi, atoms, chartype, checking,  # noqa: F401
                            control, dbbi, grammar, listbi, listing, loading, output,
-                           randombi, reading, sorting, stream_io, strings, suspend, system,
-                           tabled, termbi, typecheck, uniform)
+                           debugbi, randombi, reading, sorting, stream_io, strings, suspend,
+                           system, tabled, termbi, typecheck, uniform)
     from . import rationals  # noqa: F401
 
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from slpy import Program
-from slpy.terms.term import PrologError
+from slpy.terms.term import PrologError, Var
 
 # the goal's instance written with ~q, false, or the formal part of the error
 HARNESS = """
@@ -332,3 +332,152 @@ def _repl(script):
     s = Session(seed=1, stdout=out, stderr=err)
     run_stream(s, io.StringIO(script))
     return out.getvalue(), err.getvalue()
+
+
+# -- 3: the debugger's port trace ----------------------------------------------------------
+
+APP = """
+app([], L, L).
+app([H|T], L, [H|R]) :- app(T, L, R).
+len([], 0).
+len([_|T], N) :- len(T, M), N is M+1.
+nat(0).
+nat(s(X)) :- nat(X).
+p(1). p(2).
+q(X) :- p(X), X > 1.
+"""
+
+# SWI-Prolog 9.0.4, `swipl -q app.pl` with `leash(-all), trace, Goal` through a pipe
+# (its depths count from the top level's frames: 11 for the query's first goal)
+SWI_TRACES = [
+    ("app([1],[2],X)", """\
+   Call: (11) app([1], [2], _892)
+   Call: (12) app([], [2], _2296)
+   Exit: (12) app([], [2], [2])
+   Exit: (11) app([1], [2], [1, 2])
+"""),
+    ("q(X), fail", """\
+   Call: (11) q(_824)
+   Call: (12) p(_824)
+   Exit: (12) p(1)
+   Call: (12) 1>1
+   Fail: (12) 1>1
+   Redo: (12) p(_824)
+   Exit: (12) p(2)
+   Call: (12) 2>1
+   Exit: (12) 2>1
+   Exit: (11) q(2)
+   Call: (11) fail
+   Fail: (11) fail
+"""),
+    ("X is 1+2, len([a],N)", """\
+   Call: (11) _7386 is 1+2
+   Exit: (11) 3 is 1+2
+   Call: (11) len([a], _7402)
+   Call: (12) len([], _10150)
+   Exit: (12) len([], 0)
+   Call: (12) _7402 is 0+1
+   Exit: (12) 1 is 0+1
+   Exit: (11) len([a], 1)
+"""),
+]
+
+
+def _ports(text):
+    """Port lines with variables as _ and depths counted from 1."""
+    lines = [re.sub(r"\b_G?\d+\b", "_", x) for x in text.splitlines() if ": (" in x]
+    first = int(re.search(r": \((\d+)\)", lines[0]).group(1)) if lines else 1
+    return [re.sub(r": \((\d+)\)", lambda m: f": ({int(m.group(1)) - first + 1})", x, 1)
+            for x in lines]
+
+
+def test_trace_prints_the_ports_as_swi():
+    for goal, swi in SWI_TRACES:
+        err = []
+        p = Program(out=lambda s: None)
+        p.engine.write_err = err.append
+        p.consult_text(APP, "app.pl")
+        p.once(f"trace, ({goal}) ; true")
+        p.once("notrace")
+        assert _ports("".join(err)) == _ports(swi), goal
+
+
+def test_spy_shows_one_predicate_and_debugging_reports():
+    err = []
+    p = Program(out=lambda s: None)
+    p.engine.write_err = err.append
+    p.consult_text(APP, "app.pl")
+    p.once("spy(app/3)")
+    assert p.once("q(Y), app([1], [], X)")["X"] is not None
+    lines = "".join(err).splitlines()
+    assert lines[0] == "% Spy point on app/3"
+    assert [x.split(")")[0] for x in lines[1:]] == [
+        "   Call: (1", "   Call: (2", "   Exit: (2", "   Exit: (1"]
+    err.clear()
+    p.once("debugging")
+    assert "".join(err) == "% Debug mode is on\n% Spy points (see spy/1) on:\n%         app/3\n"
+    err.clear()
+    p.once("nodebug, debugging, app([1], [], X)")
+    assert "".join(err) == "% Debug mode is off\n"
+    with pytest.raises(PrologError, match="nosuch"):
+        p.once("spy(nosuch)")
+
+
+def test_the_debugger_keeps_the_answers():
+    """Under trace, every answer, cut, exception and failure is as without it."""
+    p = Program(out=lambda s: None)
+    p.engine.write_err = lambda s: None
+    p.consult_text(APP + "r(X) :- p(X), !.\nt(X) :- catch(atom_length(X, _), E, X = E).\n",
+                   "app.pl")
+    goals = ["app(X, Y, [1,2,3])", "r(X)", "t(X)", "findall(X, p(X), L)", "\\+ p(3)",
+             "len(L, N), N >= 2"]
+    def answers():
+        return [[_norm(str(b)) for b, _ in zip(p.query(g), range(5))] for g in goals]
+    plain = answers()
+    p.once("trace")
+    assert answers() == plain
+
+
+# -- 4: call_with_depth_limit/3, call_with_time_limit/2 --------------------------------------
+
+SWI_DEPTH = [       # swipl -q app.pl, each answer
+    ("call_with_depth_limit(true, 5, R)", ["R = 1"]),
+    ("call_with_depth_limit(app([1,2],[3],X), 5, R)", ["X = [1,2,3], R = 3"]),
+    ("call_with_depth_limit(app([1,2],[3],X), 2, R)", ["R = depth_limit_exceeded"]),
+    ("call_with_depth_limit(nat(X), 3, R)",
+     ["X = 0, R = 1", "X = s(0), R = 2", "X = s(s(0)), R = 3", "R = depth_limit_exceeded"]),
+    ("call_with_depth_limit(len([a,b],N), 3, R)", ["N = 2, R = 3"]),
+    ("call_with_depth_limit(member(X,[a,b]), 10, R)", ["X = a, R = 2", "X = b, R = 3"]),
+    ("call_with_depth_limit(fail, 3, R)", []),
+    ("call_with_depth_limit(p(X), 1, R)", ["X = 1, R = 1", "X = 2, R = 1"]),
+    ("call_with_depth_limit((p(X),p(Y)), 1, R)", ["R = depth_limit_exceeded"]),
+    ("call_with_depth_limit(q(X), 5, R)", ["X = 2, R = 2"]),
+    ("call_with_depth_limit((nat(s(s(s(0)))) ; true), 3, R)", ["R = 4"]),
+    ("call_with_depth_limit(nat(s(s(0))), 2, R)", ["R = depth_limit_exceeded"]),
+    # findall(X-R, ..., L) in SWI-Prolog: the count starts again after each answer
+    ("call_with_depth_limit((nat(s(s(s(0)))) ; true ; true), 3, R)", ["R = 4", "R = 1"]),
+    ("call_with_depth_limit((X = 1 ; nat(s(s(s(0)))) ; X = 2), 3, R)",
+     ["X = 1, R = 2", "X = 2, R = 4"]),
+    ("call_with_depth_limit(nat(X), 2, R)",
+     ["X = 0, R = 1", "X = s(0), R = 2", "R = depth_limit_exceeded"]),
+]
+
+
+def test_call_with_depth_limit_as_swi():
+    p = Program()
+    p.consult_text(APP, "app.pl")
+    for goal, answers in SWI_DEPTH:
+        got = [", ".join(f"{k} = {v}" for k, v in b.items() if not isinstance(v, Var))
+               for b in p.query(goal)]
+        assert got == answers, goal
+
+
+def test_call_with_time_limit():
+    p = Program()
+    p.consult_text("loop :- loop.", "loop.pl")
+    assert str(p.once("catch(call_with_time_limit(0.2, loop), E, true)")["E"]) == \
+        "time_limit_exceeded"
+    assert str(p.once("catch(call_with_time_limit(0.2, (repeat, fail)), E, true)")["E"]) \
+        == "time_limit_exceeded"
+    assert [str(b["X"]) for b in p.query("call_with_time_limit(1, member(X, [a,b]))")] == ["a"]
+    assert p.once("call_with_time_limit(1, fail)") is None
