@@ -20,7 +20,7 @@ first goal is at depth 10 or 11).
 """
 from __future__ import annotations
 
-from ..terms.errors import existence_error, instantiation_error, type_error
+from ..terms.errors import domain_error, existence_error, instantiation_error, type_error
 from ..terms.term import Atom, PrologError, Struct, Var, atom, deref
 from ..terms.writer import term_to_text
 from .db import CONTROL, DET, NONDET, STOCH, SBUILTIN, USER
@@ -225,12 +225,17 @@ def op_depth_call(eng, args, nxt, cb, pn):
         raise instantiation_error()
     if type(lim) is not int:
         raise type_error("integer", lim)
+    if lim < 0:
+        raise domain_error("not_less_than_zero", lim)
     depth, _ = eng._frame_depth(nxt)
     g = deref(goal)
     # SWI-Prolog runs a control construct as a clause of its own: one level more
     extra = int(type(g) is Struct and g.name in (",", ";", "->", "*->", "\\+"))
     scope = DepthScope(lim, depth - 1, extra, result, nxt)
     _push(eng, scope)
+    if lim == 0:                  # even the goal's own call is too deep
+        scope.exceeded = True
+        return None
     dbg = _debugger(eng)
     dbg.depth = True
     dbg.update()

@@ -460,6 +460,7 @@ SWI_DEPTH = [       # swipl -q app.pl, each answer
      ["X = 1, R = 2", "X = 2, R = 4"]),
     ("call_with_depth_limit(nat(X), 2, R)",
      ["X = 0, R = 1", "X = s(0), R = 2", "R = depth_limit_exceeded"]),
+    ("call_with_depth_limit(true, 0, R)", ["R = depth_limit_exceeded"]),
 ]
 
 
@@ -481,3 +482,15 @@ def test_call_with_time_limit():
         == "time_limit_exceeded"
     assert [str(b["X"]) for b in p.query("call_with_time_limit(1, member(X, [a,b]))")] == ["a"]
     assert p.once("call_with_time_limit(1, fail)") is None
+    # SWI-Prolog: no time at all is exceeded at once; a negative depth is an error
+    assert str(p.once("catch(call_with_time_limit(0, true), E, true)")["E"]) == \
+        "time_limit_exceeded"
+    with pytest.raises(PrologError, match="not_less_than_zero"):
+        p.once("call_with_depth_limit(true, -1, R)")
+
+
+def test_the_top_level_traces_on_standard_error_until_notrace():
+    out, err = _repl("trace, atom_length(ab, N).\nX = 1.\nnotrace.\nY = 2.\n")
+    assert out == "N = 2.\nX = 1.\ntrue.\nY = 2.\n"
+    assert _norm(err) == ("   Call: (1) atom_length(ab, _)\n   Exit: (1) atom_length(ab, 2)\n"
+                          "   Call: (1) _=1\n   Exit: (1) 1=1\n")

@@ -7,6 +7,7 @@ import time
 from . import det
 from ..tracer import Debugger, pred_spec
 from ...terms.args import number_arg
+from ...terms.term import PrologError, atom
 
 
 def _debugger(eng):
@@ -63,6 +64,8 @@ def bi_call_with_time_limit(eng, t, goal):
     """Goal once, as once/1, or the exception time_limit_exceeded when it runs for more
     than T seconds (checked every few thousand inferences)."""
     secs = number_arg(t)
+    if secs <= 0:                 # SWI-Prolog: no time at all
+        raise PrologError(atom("time_limit_exceeded"))
     deadline = time.monotonic() + float(secs)
     saved = eng.time_limit
     eng.time_limit = deadline if saved is None else min(saved, deadline)
