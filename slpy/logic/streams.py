@@ -10,6 +10,7 @@ the stream's writer. Files open only where the program's sandbox allows
 """
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
@@ -108,6 +109,7 @@ class Streams:
         self.aliases = {"user_input": ui, "user_output": uo, "user_error": ue}
         self.cur_in = ui
         self.cur_out = uo
+        self.at_exit = False       # flush_all registered to run at exit
 
     def _stdin_line(self) -> str:
         rl = self.eng.read_line
@@ -172,6 +174,9 @@ class Streams:
                     st.text = f.read()
             else:
                 st.fh = open(name, "w" if mode.name == "write" else "a", encoding="utf-8")
+                if not self.at_exit:  # a file left open (then halt) keeps what was written
+                    atexit.register(self.flush_all)
+                    self.at_exit = True
         except FileNotFoundError:
             raise existence_error("source_sink", src) from None
         except OSError:
@@ -195,9 +200,10 @@ class Streams:
         if self.cur_out is st:
             self.set_output(self.user[1])
 
-    def close_all(self) -> None:
-        for n in [n for n in self.by_n if n >= 3]:
-            self.close(self.by_n[n].term)
+    def flush_all(self) -> None:
+        for st in list(self.by_n.values()):
+            if st.fh is not None and not st.fh.closed:
+                st.fh.flush()
 
 
 def _open_options(options):
