@@ -439,6 +439,34 @@ def test_tty_deterministic_answers_with_semicolon(tmp_path):
     assert c.exitstatus == 0
 
 
+def test_tty_deterministic_builtins_end_with_a_full_stop_and_lose_no_key(tmp_path):
+    """As in SWI-Prolog, nth0/3, nth1/3 with an index, length(L, 2) and
+    string_code/3 leave no choice point: the answer ends with a full stop and the next
+    line, typed at once, reaches the prompt whole (a spurious wait took its first key
+    as an action). After a real wait, Enter and a line typed ahead lose nothing."""
+    c = _spawn(tmp_path)
+    try:
+        for query, answer in (("nth0(1, [a,b,c], E).", r"E = b\."),
+                              ("nth1(1, [a,b,c], E).", r"E = a\."),
+                              ("length(L, 2).", r"L = \[_, _\]\."),
+                              ('string_code(1, "abc", C).', r"C = 97\.")):
+            c.send(query + "\r")
+            c.expect(answer)
+            c.send("Y = 12345.\r")           # typed straight away
+            assert c.expect([r"Y = 12345\.", "Unknown action", "rror"]) == 0, query
+            c.expect(PROMPT)
+        c.send("member(X, [a,b]).\r")
+        c.expect("X = a")
+        _key(c, "\rZ = 678.\r")               # Enter stops; the next line typed ahead
+        assert c.expect([r"Z = 678\.", "Unknown action", "rror"]) == 0
+        c.expect(PROMPT)
+        c.send("halt.\r")
+        c.expect(pexpect.EOF)
+    finally:
+        c.close()
+    assert c.exitstatus == 0
+
+
 @needs_pepl
 def test_tty_stochastic_query_with_seed(tmp_path):
     c = _spawn(tmp_path, "--seed", "42", str(PEPL / "member3.slp"))

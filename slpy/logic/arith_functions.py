@@ -128,13 +128,17 @@ def _sign(a):
 def _min(a, b):
     if a != a or b != b:
         return math.nan
-    return b if b < a else a
+    if b < a or (b == a and type(b) is float):   # equal values: SWI gives the float
+        return b
+    return a
 
 
 def _max(a, b):
     if a != a or b != b:
         return math.nan
-    return b if b > a else a
+    if b > a or (b == a and type(b) is float):
+        return b
+    return a
 
 
 def _int_pow(a, b):

@@ -284,6 +284,12 @@ def _arith_goal_frame(gen, name, args, nxt, ind):
     exec(compile(src, "<arith>", "exec"), ns)
     pred = Pred(name, 2)
     pred.kind, pred.fn, pred.defined, pred.builtin = DET, ns["goal"], True, True
+    # the goal as written, for the tracer: the frame's arguments replace `params`
+    if name == "is":
+        hole = Var()
+        pred.trace_goal = (Struct(name, (hole, args[1])), [hole] + used)
+    else:
+        pred.trace_goal = (Struct(name, tuple(args)), used)
     pk = gen.const(pred)
     built = frame_args + names
     return f"({pk}, ({', '.join(built)}{',' if len(built) == 1 else ''}), {nxt}, cb, pn)"

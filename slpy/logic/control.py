@@ -149,7 +149,8 @@ def _soft(eng, args, nxt, cb, pn):
 def _not(eng, args, nxt, cb, pn):
     h = len(eng.cps)
     eng.cps.append([CP_NOT, len(eng.trail), eng.plog, eng.logp, nxt])
-    return goal_frame(eng, args[0], (P_NOT_SUCC, (h,), None, cb, pn), h + 1, pn)
+    # $not_succ never continues; its next frame leads the debugger to the goal's depth
+    return goal_frame(eng, args[0], (P_NOT_SUCC, (h,), nxt, cb, pn), h + 1, pn)
 
 
 def _not_succ(eng, args, nxt, cb, pn):
@@ -184,8 +185,8 @@ def _findall(eng, args, nxt, cb, pn, tail=NIL):
     results: list = []
     cps = eng.cps
     cps.append([CP_FINDALL, len(eng.trail), eng.plog, eng.logp, results, args[2], nxt, tail])
-    return goal_frame(eng, args[1], (P_FA_COLLECT, (args[0], results), None, cb, pn),
-                          len(cps), pn)
+    return goal_frame(eng, args[1], (P_FA_COLLECT, (args[0], results), nxt, cb, pn),
+                          len(cps), pn)     # nxt: read by the debugger only
 
 
 def _findall4(eng, args, nxt, cb, pn):
@@ -244,7 +245,7 @@ def _cleanup_exit(eng, args, nxt, cb, pn):
     return eng._cleanup_exit(args[0], nxt)
 
 
-CONTROL_OPS = [None] * 22
+CONTROL_OPS = [None] * 27    # 22 on: the debugger's, registered by tracer.py
 for _op, _fn in ((OP_CALL, _call), (OP_CUT, _cut), (OP_DISJ, _disj), (OP_ITE, _ite),
                  (OP_SOFT, _soft), (OP_NOT, _not), (OP_GCALL, _gcall), (OP_SEXIT, _sexit),
                  (OP_ITE_THEN, _ite_then), (OP_SOFT_THEN, _soft_then),
@@ -254,7 +255,7 @@ for _op, _fn in ((OP_CALL, _call), (OP_CUT, _cut), (OP_DISJ, _disj), (OP_ITE, _i
                  (OP_FINDALL4, _findall4), (OP_GUARDED, _guarded),
                  (OP_CALL_CLEANUP, _call_cleanup), (OP_CLEANUP_EXIT, _cleanup_exit)):
     CONTROL_OPS[_op] = _fn
-assert None not in CONTROL_OPS
+assert None not in CONTROL_OPS[:22]
 
 
 def check_partial_list(t):

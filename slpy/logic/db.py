@@ -55,7 +55,8 @@ def first_arg_key(t):
 
 class Pred:
     __slots__ = ("name", "arity", "kind", "clauses", "index", "dynamic", "defined", "fn",
-                 "discontiguous", "files", "builtin", "indicator_text", "library", "tabled")
+                 "discontiguous", "files", "builtin", "indicator_text", "library", "tabled",
+                 "trace_goal")
 
     def __init__(self, name: str, arity: int):
         self.name = name
@@ -72,6 +73,7 @@ class Pred:
         self.library = False
         self.tabled = None      # a tabled predicate: the Pred holding its clauses
         self.indicator_text = f"{name}/{arity}"
+        self.trace_goal = None  # compiled arithmetic: (goal as written, its variables)
 
     def __repr__(self):
         return f"<Pred {self.indicator_text}>"

@@ -34,17 +34,19 @@ from .kinds import (CP_ALT, CP_BOTTOM, CP_CATCH, CP_CHOICE, CP_CLAUSES, CP_FENCE
                     CL_FRAME, GEN_ITER, GEN_NEXT, ALT_FRAME, FA_RESULTS, FA_TARGET,
                     FA_NEXT, FA_TAIL, CATCH_CATCHER, CATCH_FLAG, CATCH_RECOVERY,
                     CATCH_NEXT, CATCH_PN, CH_WAY, FR_NEXT, PLAIN, P_DONE, ROOT,
-                    LimitExceeded, ReplayReject, SampleFailed)
+                    CP_PORT, PORT_WAY, LimitExceeded, ReplayReject, SampleFailed, TraceFrom)
+from .plugins import LAST
 from .sampling import Sampling
 from .replay import Replay
 from .session import Session, Solution
 from .cleanup import Cleanup
 from .coroutining import Coroutining, StartCoroutining
 from .control import CONTROL_OPS, goal_frame
+from .tracer import Tracing
 from .arith_checks import DEADLINE
 
 
-class Engine(Sampling, Cleanup, Coroutining):
+class Engine(Sampling, Cleanup, Coroutining, Tracing):
     """Runs goals against a Database. One Engine per Program."""
 
     def __init__(self, db, flags, ops, out, max_steps=None, timeout=None,
@@ -91,6 +93,10 @@ class Engine(Sampling, Cleanup, Coroutining):
         self.coroutining = False
         self.started_inside = False   # call_capture: a suspension began in the goal
         self.limit_at = 0
+        self.streams = None     # streams.Streams: open files, current input/output
+        self.debugger = None    # tracer.Debugger, made by trace/0, spy/1 or depth limits
+        self.time_limit = None  # call_with_time_limit/2: its deadline (time.monotonic)
+        self.read_line = None   # where user_input's lines come from (None: stdin)
 
     # -- the builtin interface ---------------------------------------------------
     def unify(self, a, b) -> bool:
@@ -180,11 +186,16 @@ class Engine(Sampling, Cleanup, Coroutining):
         self.attrs = {}
         self.coroutining = False
         DEADLINE[0] = self.deadline   # long integer arithmetic checks it too
+        if self.debugger is not None:
+            self.debugger.depth = False
+            self.debugger.update()
 
     def _check_limits(self):
         """A limit passed is a resource error that catch/3 can catch, once: if the
         query is still past a limit at the next check, it ends (LimitExceeded, not
         catchable), so a runaway query always ends."""
+        if self.time_limit is not None and time.monotonic() > self.time_limit:
+            raise PrologError(atom("time_limit_exceeded"))
         if self.step_limit is not None and self.steps > self.step_limit:
             what, msg = "inferences", f"more than {self.max_steps} inferences"
         elif self.deadline is not None and time.monotonic() > self.deadline:
@@ -213,6 +224,8 @@ class Engine(Sampling, Cleanup, Coroutining):
     def _run(self, f, base):
         """Run from frame f until a solution (returns the '$done' frame... None when the
         query has no more solutions)."""
+        if self.debugger is not None and self.debugger.active:
+            return self._run_traced(f, base)      # tracer.py: not on this path
         trail = self.trail
         cps = self.cps
         steps = self.steps
@@ -314,7 +327,9 @@ class Engine(Sampling, Cleanup, Coroutining):
                             f = nxt if gen else None
                             continue
                         try:
-                            next(gen)
+                            if next(gen) is LAST:   # its last answer: no choice point
+                                f = nxt
+                                continue
                         except StopIteration:
                             undo_to(trail, mark)
                             f = None
@@ -329,6 +344,9 @@ class Engine(Sampling, Cleanup, Coroutining):
                         f = self._sbuiltin(pred, args, nxt, pn)
                         continue
                     raise AssertionError(f"unknown predicate kind {kind}")
+            except TraceFrom as t:
+                self.steps = steps
+                return self._run_traced(t.frame, base)
             except StartCoroutining:
                 # a builtin suspended the query's first goal (its work is done): look
                 # for woken goals at every step from now on
@@ -393,7 +411,8 @@ class Engine(Sampling, Cleanup, Coroutining):
                 if not self.redos & 4095:   # between(1, inf, X), fail: no calls, only redos
                     self._check_limits()
                 try:
-                    next(cp[GEN_ITER])
+                    if next(cp[GEN_ITER]) is LAST:
+                        cps.pop()
                     return cp[GEN_NEXT]
                 except StopIteration:
                     undo_to(trail, mark)
@@ -422,6 +441,10 @@ class Engine(Sampling, Cleanup, Coroutining):
                 raise SampleFailed()
             if kind == CP_CLEANUP:
                 self._fire_cleanup(cp)
+            elif kind == CP_PORT:
+                f = cp[PORT_WAY].resume(self, cp)
+                if f is not None:
+                    return f
             # CP_CATCH, CP_DISABLED: nothing to resume
 
     # -- errors ------------------------------------------------------------------------

@@ -55,8 +55,11 @@ from .proof import SNode
 #                                                  weight, CH_TARGET / CH_NEXT a
 #                                                  builtin's output argument and
 #                                                  continuation (None for clauses)
+# CP_PORT      the debugger (tracer.py): a goal's  PORT_WAY its handler: resume(eng,
+#              Fail or Redo port, or the end of a  cp) gives the frame to run or None;
+#              depth-limited call                  `answers`: can it give an answer?
 (CP_BOTTOM, CP_CLAUSES, CP_GEN, CP_ALT, CP_ITE, CP_SOFT, CP_NOT, CP_CATCH, CP_FINDALL,
- CP_CHOICE, CP_FENCE, CP_PURE, CP_DISABLED, CP_CLEANUP) = range(14)
+ CP_CHOICE, CP_FENCE, CP_PURE, CP_DISABLED, CP_CLEANUP, CP_PORT) = range(15)
 
 CP_KIND, CP_MARK, CP_PLOG, CP_LOGP = range(4)
 CL_CLAUSES, CL_NEXT, CL_COUNT, CL_FRAME = range(4, 8)
@@ -66,6 +69,7 @@ FA_RESULTS, FA_TARGET, FA_NEXT, FA_TAIL = range(4, 8)
 CATCH_CATCHER, CATCH_RECOVERY, CATCH_NEXT, CATCH_CB, CATCH_FLAG, CATCH_PN = range(4, 10)
 CLEANUP_GOAL = 4
 CH_WAY, CH_NODE, CH_POOL, CH_POS, CH_LEFT, CH_TOTAL, CH_TARGET, CH_NEXT = range(4, 12)
+PORT_WAY = 4
 
 # A frame is a tuple (pred, args, next frame, cut barrier, proof parent).
 FR_PRED, FR_ARGS, FR_NEXT, FR_CB, FR_PN = range(5)
@@ -73,7 +77,8 @@ FR_PRED, FR_ARGS, FR_NEXT, FR_CB, FR_PN = range(5)
 # control opcodes
 (OP_CALL, OP_CUT, OP_DISJ, OP_ITE, OP_SOFT, OP_NOT, OP_GCALL, OP_SEXIT, OP_ITE_THEN,
  OP_SOFT_THEN, OP_NOT_SUCC, OP_FA_COLLECT, OP_CATCH_EXIT, OP_DONE, OP_FINDALL, OP_CATCH,
- OP_CALLN, OP_FORALL, OP_FINDALL4, OP_GUARDED, OP_CALL_CLEANUP, OP_CLEANUP_EXIT) = range(22)
+ OP_CALLN, OP_FORALL, OP_FINDALL4, OP_GUARDED, OP_CALL_CLEANUP, OP_CLEANUP_EXIT,
+ OP_PORT_EXIT, OP_DEPTH_EXIT, OP_TRACE, OP_SPY, OP_DEPTH_CALL) = range(27)
 
 # sampling modes
 SAMPLE, PURE, ENUM, REPLAY, PLAIN = range(5)
@@ -87,6 +92,14 @@ class Halt(PicklableError):
 class LimitExceeded(PrologError):
     """A resource limit (steps, time, size): not catchable by catch/3, so a runaway
     query always ends."""
+
+
+class TraceFrom(Exception):
+    """The debugger starts (trace/0, spy/1, call_with_depth_limit/3): the engine
+    runs on from `frame` in its tracing loop (tracer.py)."""
+
+    def __init__(self, frame):
+        self.frame = frame
 
 
 class ReplayReject(Exception):
@@ -128,6 +141,9 @@ CONTROL_PREDS = {
     ("catch", 3): _control("catch", 3, OP_CATCH),
     ("not", 1): _control("not", 1, OP_NOT),
     ("$call_cleanup", 2): _control("$call_cleanup", 2, OP_CALL_CLEANUP),
+    ("trace", 0): _control("trace", 0, OP_TRACE),
+    ("spy", 1): _control("spy", 1, OP_SPY),
+    ("call_with_depth_limit", 3): _control("call_with_depth_limit", 3, OP_DEPTH_CALL),
 }
 for _n in range(2, 9):
     CONTROL_PREDS[("call", _n)] = _control("call", _n, OP_CALLN)
@@ -139,6 +155,8 @@ P_FA_COLLECT = _control("$fa_collect", 2, OP_FA_COLLECT)
 P_CATCH_EXIT = _control("$catch_exit", 1, OP_CATCH_EXIT)
 P_DONE = _control("$done", 0, OP_DONE)
 P_CLEANUP_EXIT = _control("$cleanup_exit", 1, OP_CLEANUP_EXIT)
+P_PORT_EXIT = _control("$port_exit", 1, OP_PORT_EXIT)
+P_DEPTH_EXIT = _control("$depth_exit", 2, OP_DEPTH_EXIT)
 P_GUARDED_DYN = CONTROL_PREDS[(":", 2)]
 P_FAIL = Pred("fail", 0)
 P_FAIL.kind = DET

@@ -31,8 +31,10 @@ member(El, [H|T]) :- '$member'(T, El, H).
 '$member'(_, El, El).
 '$member'([H|T], El, _) :- '$member'(T, El, H).
 
-select(X, [X|T], T).
-select(X, [H|T], [H|R]) :- select(X, T, R).
+% indexed on the tail, so that the last element leaves no choice point (as SWI)
+select(X, [H|T], R) :- '$select3'(T, H, X, R).
+'$select3'(T, H, H, T).
+'$select3'([H2|T], H, X, [H|R]) :- '$select3'(T, H2, X, R).
 
 selectchk(X, L, R) :- select(X, L, R), !.
 
@@ -40,26 +42,34 @@ select(X, Xs, Y, Ys) :- '$select4'(Xs, X, Y, Ys).
 '$select4'([X|T], X, Y, [Y|T]).
 '$select4'([H|T], X, Y, [H|T2]) :- '$select4'(T, X, Y, T2).
 
-exclude(_, [], []).
-exclude(P, [H|T], R) :- ( call(P, H) -> R = R1 ; R = [H|R1] ), exclude(P, T, R1).
+% the list first in the helpers: first-argument indexing makes them deterministic
+exclude(P, L, R) :- '$exclude'(L, P, R).
+'$exclude'([], _, []).
+'$exclude'([H|T], P, R) :- ( call(P, H) -> R = R1 ; R = [H|R1] ), '$exclude'(T, P, R1).
 
-include(_, [], []).
-include(P, [H|T], R) :- ( call(P, H) -> R = [H|R1] ; R = R1 ), include(P, T, R1).
+include(P, L, R) :- '$include'(L, P, R).
+'$include'([], _, []).
+'$include'([H|T], P, R) :- ( call(P, H) -> R = [H|R1] ; R = R1 ), '$include'(T, P, R1).
 
-partition(_, [], [], []).
-partition(P, [H|T], I, E) :-
+partition(P, L, I, E) :- '$partition'(L, P, I, E).
+'$partition'([], _, [], []).
+'$partition'([H|T], P, I, E) :-
     ( call(P, H) -> I = [H|I1], E = E1 ; I = I1, E = [H|E1] ),
-    partition(P, T, I1, E1).
+    '$partition'(T, P, I1, E1).
 
-maplist(_, []).
-maplist(P, [A|As]) :- call(P, A), maplist(P, As).
-maplist(_, [], []).
-maplist(P, [A|As], [B|Bs]) :- call(P, A, B), maplist(P, As, Bs).
-maplist(_, [], [], []).
-maplist(P, [A|As], [B|Bs], [C|Cs]) :- call(P, A, B, C), maplist(P, As, Bs, Cs).
-maplist(_, [], [], [], []).
-maplist(P, [A|As], [B|Bs], [C|Cs], [D|Ds]) :-
-    call(P, A, B, C, D), maplist(P, As, Bs, Cs, Ds).
+maplist(P, L) :- '$maplist'(L, P).
+'$maplist'([], _).
+'$maplist'([A|As], P) :- call(P, A), '$maplist'(As, P).
+maplist(P, L1, L2) :- '$maplist'(L1, L2, P).
+'$maplist'([], [], _).
+'$maplist'([A|As], [B|Bs], P) :- call(P, A, B), '$maplist'(As, Bs, P).
+maplist(P, L1, L2, L3) :- '$maplist'(L1, L2, L3, P).
+'$maplist'([], [], [], _).
+'$maplist'([A|As], [B|Bs], [C|Cs], P) :- call(P, A, B, C), '$maplist'(As, Bs, Cs, P).
+maplist(P, L1, L2, L3, L4) :- '$maplist'(L1, L2, L3, L4, P).
+'$maplist'([], [], [], [], _).
+'$maplist'([A|As], [B|Bs], [C|Cs], [D|Ds], P) :-
+    call(P, A, B, C, D), '$maplist'(As, Bs, Cs, Ds, P).
 
 foldl(G, L, V0, V) :- '$foldl1'(L, G, V0, V).
 '$foldl1'([], _, V, V).

@@ -9,7 +9,9 @@ of three decorators:
 - ``@plugin.nondet("name", N)``: a generator. Each ``yield`` is one solution. Before
   asking for the next solution the engine undoes the bindings of the previous one, so
   the generator must not rely on them; use ``eng.try_unify`` (which undoes a partial
-  unification itself) for each candidate.
+  unification itself) for each candidate. A generator that knows an answer is its
+  last yields ``LAST`` for it: the engine then leaves no choice point, so the top
+  level prints that answer with a full stop, as SWI-Prolog does for nth0(1, [a,b], X).
 - ``@plugin.stochastic("name", N)``: a choice point like a labelled call. The function
   returns ``(target, candidates)`` where candidates is a list of ``(weight, value,
   key)`` or a :class:`UniformChoice`; the engine draws one in proportion to its weight
@@ -40,7 +42,11 @@ slpy/logic never imports a plugin. slpy's own are imported by the function that
 """
 from __future__ import annotations
 
-__all__ = ["Plugin", "UniformChoice", "register", "registered", "get", "add_loader", "load"]
+__all__ = ["Plugin", "UniformChoice", "LAST", "register", "registered", "get", "add_loader", "load"]
+
+
+# what a nondeterministic builtin yields for its last answer (see above)
+LAST = "$last"
 
 
 class Plugin:

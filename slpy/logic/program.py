@@ -57,8 +57,8 @@ def _load_builtin_modules():
     # they use loads lark, which a plain `import slpy` does without
     from .builtins import (aggregate, arith_bi, atoms, chartype, checking,  # noqa: F401
                            control, dbbi, grammar, listbi, listing, loading, output,
-                           randombi, reading, sorting, strings, suspend, system, tabled,
-                           termbi, typecheck, uniform)
+                           debugbi, randombi, reading, sorting, stream_io, strings, suspend,
+                           system, tabled, termbi, typecheck, uniform)
     from . import rationals  # noqa: F401
 
 
@@ -93,7 +93,7 @@ class Program:
                       "max_integer": sys.maxsize, "min_integer": -sys.maxsize - 1,
                       "integer_rounding_function": "toward_zero", "max_arity": "unbounded",
                       "debug": "off", "char_conversion": "off", "occurs_check": "false",
-                      "sampling": "backtrackable"}
+                      "sampling": "backtrackable", "prefer_rationals": "false"}
         self.ops = OpTable()
         self.out = out if out is not None else (lambda s: sys.stdout.write(s))
         self.engine = Engine(self.db, self.flags, self.ops, self.out, max_steps=max_steps,

@@ -48,10 +48,12 @@ def _norm(path) -> str:
 
 
 class Sandbox:
-    """The folders a program may load files from."""
+    """The folders a program may load files from; open/3,4 may open files there and
+    below the folders of ``stream_roots`` (the top level adds its current folder)."""
 
     def __init__(self, allow=()):
         self.roots: list[str] = []
+        self.stream_roots: list[str] = []
         for d in allow:
             self.allow(d)
 
@@ -64,20 +66,22 @@ class Sandbox:
         """The folder of a file the caller loads."""
         self.allow(os.path.dirname(_norm(path)))
 
-    def check(self, path, written=None) -> None:
+    def check(self, path, written=None, action="load") -> None:
         """A permission error unless `path` is below an allowed folder (`written`: the
-        name as the program wrote it, for the message)."""
+        name as the program wrote it, for the message; action: load, or open for a
+        stream, which may also use the stream roots)."""
         p = _norm(path)
         path = path if written is None else written
-        if any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots):
+        roots = self.roots + (self.stream_roots if action == "open" else [])
+        if any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
             return
-        if self.roots:
+        if roots:
             shown = "it" if p == str(path) else p
-            why = (f"{shown} is not below {' or '.join(self.roots)}, where this program "
-                   f"may load files; --allow-load DIR allows another folder")
+            why = (f"{shown} is not below {' or '.join(roots)}, where this program "
+                   f"may {action} files; --allow-load DIR allows another folder")
         else:
-            why = "this program may load no files; --allow-load DIR allows a folder"
-        raise permission_error("load", "source_sink", atom(str(path)), Struct(
+            why = f"this program may {action} no files; --allow-load DIR allows a folder"
+        raise permission_error(action, "source_sink", atom(str(path)), Struct(
             "context", (Var(), atom(why)))) from None
 
 

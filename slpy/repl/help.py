@@ -86,6 +86,22 @@ HELP: dict[str, tuple[str, str]] = {
     "bagof/3": ("bagof(+Template, :Goal, -Bag)", "Solutions grouped by the free variables of Goal (Var^Goal to exclude Var); fails if none."),
     "setof/3": ("setof(+Template, :Goal, -Set)", "As bagof/3, sorted without duplicates."),
     "aggregate_all/3": ("aggregate_all(+Spec, :Goal, -Result)", "count, sum(E), max(E), min(E), max(E, W), min(E, W), bag(E) or set(E) over all solutions of Goal, or a compound of them (r(count, max(E)))."),
+    # the debugger and limits
+    "trace/0": ("trace", "Print the Call/Exit/Redo/Fail ports of every goal on standard error, without stopping, until notrace."),
+    "notrace/0": ("notrace", "Stop tracing."),
+    "spy/1": ("spy(+NameOrIndicator)", "Print the ports of that predicate only."),
+    "nospy/1": ("nospy(+NameOrIndicator)", "Remove a spy point."),
+    "nodebug/0": ("nodebug", "No trace and no spy points."),
+    "debugging/0": ("debugging", "Say whether trace mode is on and list the spy points."),
+    "call_with_depth_limit/3": ("call_with_depth_limit(:Goal, +Limit, -Result)", "Goal with calls at most Limit levels deep; Result is the deepest level, or depth_limit_exceeded."),
+    "call_with_time_limit/2": ("call_with_time_limit(+Seconds, :Goal)", "Goal once, or the exception time_limit_exceeded after Seconds."),
+    # streams
+    "open/3": ("open(+File, +Mode, -Stream)", "Open File (read, write or append) below the folders allowed; Stream is its stream."),
+    "open/4": ("open(+File, +Mode, -Stream, +Options)", "open/3 with options: alias(A), type(text), encoding(utf8), ..."),
+    "close/1": ("close(+Stream)", "Close a stream."),
+    "read/1": ("read(-Term)", "Read a term from the current input (end_of_file at the end)."),
+    "read_term/2": ("read_term(-Term, +Options)", "read/1 with variable_names(Vs), variables(Vs), singletons(Vs)."),
+    "read_line_to_string/2": ("read_line_to_string(+Stream, -String)", "The next line without its newline; end_of_file at the end."),
     # terms and arithmetic
     "=/2": ("?X = ?Y", "Unify X and Y."),
     "\\=/2": ("?X \\= ?Y", "True if X and Y do not unify."),
@@ -207,7 +223,8 @@ def help_text(p, name, arity=None) -> str | None:
             out.append(f"{key}\n    User {dyn}{kind}predicate, {n} clause"
                        f"{'s' if n != 1 else ''}{where}.")
             continue
-        doc = (getattr(pred.fn, "__doc__", None) or "").strip()
+        # a control construct's fn is its opcode, whose __doc__ is int's
+        doc = "" if type(pred.fn) is int else (getattr(pred.fn, "__doc__", None) or "").strip()
         if pred.kind == SBUILTIN:
             what = "Stochastic built-in predicate"
         elif pred.library and pred.kind in (USER, STOCH):

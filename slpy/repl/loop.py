@@ -79,6 +79,8 @@ def run_stream(session: Session, stream) -> int:
     the exit status. No prompt is written; answers are written as in a terminal."""
     lines = _Lines(stream)
     queue: list[str] = []
+    # read/1 from user_input reads the lines after the query, as in SWI-Prolog
+    session.program.engine.read_line = lambda: lines.readline() or ""
 
     def ask():
         if queue:

@@ -11,6 +11,7 @@ sample.
 """
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -19,7 +20,7 @@ import numpy as np
 from ..lang.syntax_errors import format_error, format_load_error
 from ..logic.coroutining import residual_goals
 from ..logic.kinds import (Halt, SampleFailed, SAMPLE, PURE, CP_BOTTOM, CP_CATCH,
-                           CP_DISABLED, CP_PURE, CP_FENCE, CP_KIND)
+                           CP_DISABLED, CP_PURE, CP_FENCE, CP_KIND, CP_PORT, PORT_WAY)
 from ..logic.program import Program, LoadErrors
 from ..logic.proof import build_tree
 from ..logic.proof_text import format_proof
@@ -53,6 +54,8 @@ class Session:
         self.program = Program(max_steps=max_steps, timeout=timeout, max_memory=max_memory,
                                out=self.write, **load)
         self.program.engine.write_err = self._write_err
+        # the user at the top level may open files below the current folder too
+        self.program.sandbox.stream_roots.append(os.getcwd())
         if pure:
             self.program.flags["sampling"] = "pure"
         self.rng = np.random.default_rng(seed)
@@ -120,7 +123,9 @@ class Session:
 
     # -- running queries --
     def _has_alternatives(self) -> bool:
-        return any(cp[CP_KIND] not in _NO_ANSWER_CPS for cp in self.program.engine.cps)
+        # the debugger's ports give no answer (a depth-limited call may: tracer.py)
+        return any(cp[CP_KIND] not in _NO_ANSWER_CPS and (
+            cp[CP_KIND] != CP_PORT or cp[PORT_WAY].answers) for cp in self.program.engine.cps)
 
     def execute(self, text: str, ask) -> None:
         """Run one query and show its answers; ask() gives the user's action after an

@@ -56,6 +56,35 @@ class Rational(Fraction):
         locals()[_name] = _wrap(_name)
     del _name
 
+    # SWI-Prolog 9.0 compares a rational with a float as floats: 1r3 =:= 0.3333333333333333
+    # (Fraction would compare exactly); a float on either side ends up here
+    def __eq__(self, other):
+        if type(other) is float:
+            return float(self) == other
+        return Fraction.__eq__(self, other)
+
+    def __lt__(self, other):
+        if type(other) is float:
+            return float(self) < other
+        return Fraction.__lt__(self, other)
+
+    def __le__(self, other):
+        if type(other) is float:
+            return float(self) <= other
+        return Fraction.__le__(self, other)
+
+    def __gt__(self, other):
+        if type(other) is float:
+            return float(self) > other
+        return Fraction.__gt__(self, other)
+
+    def __ge__(self, other):
+        if type(other) is float:
+            return float(self) >= other
+        return Fraction.__ge__(self, other)
+
+    __hash__ = Fraction.__hash__
+
 
 def is_rational(x) -> bool:
     """An integer or a Rational (SWI's rational/1)."""

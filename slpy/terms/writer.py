@@ -191,6 +191,9 @@ class _Writer:
         if n == 1:
             if name == "$VAR" and self.numbervars and self.numbervar(args[0]):
                 return
+            if name == "$stream" and type(args[0]) is int:   # a stream, as SWI shows its blob
+                self.raw(f"<stream>({args[0]})")
+                return
             if name == "{}" and self.brace_terms:
                 self.token("{")
                 push((_RAW, "}"))

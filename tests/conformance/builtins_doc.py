@@ -42,8 +42,32 @@ DIFFERS = {
                        "message/1 hook or message database (others: Unknown message)",
     "assertion/1": "always raises assertion_error (SWI: the debugger in an "
                    "interactive thread) and prints no backtrace",
-    "with_output_to/2": "what a goal writes to user_output explicitly is captured too "
-                        "(SWI: only current output)",
+    "open/3": "a file opens only below the folders the program may load from, and "
+              "at the top level below its current folder (docs/language.md, Loading "
+              "files); every file is text in UTF-8",
+    "open/4": "as open/3; type(binary), encoding/1, bom/1 and eof_action/1 are checked "
+              "and change nothing (text, UTF-8, eof_code)",
+    "read_term/2": "the options variable_names/1, variables/1 and singletons/1; other "
+                   "options are accepted and ignored",
+    "read_term/3": "as read_term/2",
+    "stream_property/2": "the properties mode/1, input, output, alias/1, file_name/1 "
+                         "(as the program wrote it), type(text) and eof_action(eof_code)",
+    "trace/0": "prints the ports and goes on, as SWI-Prolog with leash(-all) (no "
+               "interactive debugger); Call, Exit, Redo and Fail, no Unify or Exception "
+               "ports; depths count from 1 at the query (SWI: from its top level's "
+               "frames); control constructs are not shown",
+    "spy/1": "prints the ports of the spied predicates only (SWI-Prolog stops at the "
+             "spy point and traces from there)",
+    "debugging/0": "says whether trace mode is on and lists the spy points; no "
+                   "exception traps line",
+    "call_with_depth_limit/3": "depths as SWI-Prolog counts them for clauses and "
+                               "builtins; findall/3 and a nested call_with_depth_limit/3 "
+                               "count their own frames differently",
+    "call_with_time_limit/2": "the limit is checked every 4096 inferences: a long "
+                              "builtin is not interrupted",
+    "=:=/2": "a rational and a float compare as floats (as SWI-Prolog 9.0.4); an integer "
+             "past 2**53 and a float compare exactly (SWI converts the integer to a "
+             "float), likewise for the other comparisons",
     "copy_term/2": "goals suspended on variables (freeze, dif, when) are not copied",
     "module/2": "accepted and checked; slpy has one name space",
     "use_module/1": "library(Name) loads slpy's library of that name, nothing for a "
@@ -60,8 +84,8 @@ DIFFERS = {
     "must_be/2": "SWI-Prolog's types but stream, encoding, dict and cyclic",
     "listing/1": "writes SLP labels and guards, and `:- table` for a tabled predicate",
     "set_prolog_flag/2": "the flags slpy has: double_quotes (file-local), unknown, "
-                         "occurs_check, sampling, ...; no rational_syntax or "
-                         "prefer_rationals (fixed at SWI's defaults)",
+                         "occurs_check, sampling, ...; no rational_syntax; "
+                         "prefer_rationals is read-only false (SWI's default)",
     "halt/1": "ends the program's queries (the CLI exits with the status)",
     "format/2": "column stops count from the start of the format call's text",
     "format/3": "as format/2",
@@ -73,11 +97,11 @@ DIFFERS = {
 }
 
 MISSING = [
-    ("Streams and files", "open/3,4, close/1,2, read/1,2, read_term/2,3, get_char/1,2, "
-     "peek_char/1,2, put_byte/1,2, current_input/1, current_output/1, set_input/1, "
-     "set_output/1, see/1, tell/1, flush_output/0,1, stream_property/2",
-     "programs are read by consult/1 and the command line; priors do not read files "
-     "(ISO sections 8.11-8.14, left out of the conformance run)"),
+    ("Streams and files", "binary streams (get_byte/1,2, put_byte/1,2, peek_byte/1,2), "
+     "get_code/1,2, peek_code/1,2, see/1, tell/1, seeing/1, telling/1, set_stream/2, "
+     "seek/4, set_stream_position/2, with_input_from/2",
+     "text streams are there (open/3,4, read_term/2,3, ...); these are not implemented "
+     "(ISO sections 8.11-8.14 are left out of the conformance run)"),
     ("Modules", "module-qualified definitions, import/export, meta_predicate/1",
      "one name space; `m:Goal` calls Goal, :- module/2 is accepted"),
     ("Dicts, threads, mutexes, engines", "dict syntax, thread_create/3, with_mutex/2, "
@@ -95,8 +119,9 @@ MISSING = [
     ("Arithmetic", "the functions random/1 and random_float/0", "random draws are "
      "predicates (random/1, random_between/3: proof-tree nodes), not hidden in "
      "arithmetic"),
-    ("Debugging", "trace/0, spy/1, debug/3, debug/1, nodebug/0, backtrace/1",
-     "not implemented (the top level shows proof trees instead)"),
+    ("Debugging", "the interactive debugger (leash/1, creep, skip, leap), debug/3, "
+     "debug/1, backtrace/1", "trace/0 and spy/1 print the ports without stopping; the "
+     "top level shows proof trees"),
     ("Tabling extras", "mode-directed tables, tnot/1, abolish_table_subgoals/1, "
      "current_table/2", "not implemented"),
     ("Database extras", "recorda/3, recorded/3, erase/1, flag/3",

@@ -37,7 +37,7 @@ def once(name, *args):
     kind, fn = BUILTINS[(name, len(args))]
     if kind == "det":
         return fn(eng, *args)
-    return next(iter(fn(eng, *args)), False) is None
+    return next(iter(fn(eng, *args)), False) is not False
 
 
 def solve(name, *args, limit=1000):

@@ -46,9 +46,9 @@ def test_text_predicates_take_strings(prog):
             ('text_concat(abc, "def", T), string(T)', "T", "abcdef"),
             ('text_concat(abc, def, T), atom(T)', "T", "abcdef"),
             ('number_string(N, " 42 ")', "N", "42"), ('number_string(4.5, S)', "S", "4.5"),
-            ('term_string(S, foo(\'A\', "b", [1]))', "S", "foo('A',\"b\",[1])"),
-            ('term_string(S, T), T = f(x)', "S", "_"),
-            ('term_string("g(X, Y)", T), T = g(A, B), A \\== B', "A", "_")]:
+            # term_string(?Term, ?String), as SWI-Prolog 9.0.4 answers
+            ('term_string(foo(\'A\', "b", [1]), S)', "S", "foo('A',\"b\",[1])"),
+            ('term_string(T, "g(X, Y)"), T = g(A, B), A \\== B', "A", "_")]:
         got = val(prog, q, var)
         if want != "_":
             assert got == want, q

@@ -10,7 +10,7 @@ builtin is written is explained in :mod:`slpy.logic.plugins`. ``BUILTINS`` is th
 """
 from __future__ import annotations
 
-from ..plugins import Plugin
+from ..plugins import LAST, Plugin  # noqa: F401
 
 CORE = Plugin("core")
 BUILTINS = CORE.builtins

@@ -13,7 +13,7 @@ from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error,
                              representation_error)
-from . import det, nondet
+from . import LAST, det, nondet
 from .typecheck import skip_list, build_list
 
 MAX_CODE = 0x10FFFF
@@ -220,18 +220,28 @@ def sub_text(eng, s, b, l, a, sub, ss, mk):
             st = n - aa - k
             starts = [st] if st >= 0 and s.startswith(ss, st) else []
         else:
-            starts = _occurrences(s, ss)
-        for i in starts:
+            starts = list(_occurrences(s, ss))
+        for x, i in enumerate(starts, 1):
             if (unify(b, i, trail) and unify(l, k, trail)
                     and unify(a, n - i - k, trail)):
-                yield
+                yield LAST if x == len(starts) else None
             undo_to(trail, mark)
         return
-    for i, j in _spans(n, bb, ll, aa):
+    for (i, j), last in _with_last(_spans(n, bb, ll, aa)):
         if (unify(b, i, trail) and unify(l, j, trail) and unify(a, n - i - j, trail)
                 and unify(sub, mk(s[i:i + j]), trail)):
-            yield
+            yield LAST if last else None
         undo_to(trail, mark)
+
+
+def _with_last(items):
+    """(item, is it the last) pairs, looking one item ahead."""
+    it = iter(items)
+    for prev in it:
+        for x in it:
+            yield prev, False
+            prev = x
+        yield prev, True
 
 
 def _occurrences(s, ss):

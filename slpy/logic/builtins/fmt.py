@@ -283,6 +283,17 @@ def format_to_text(fmt, args, ops: OpTable | None = None, *, start_col: int = 0,
                 if type(v) is not int:
                     raise _arg_error(d, a)
             st.emit(_format_int(v, num or 0, d == "D"))
+        elif d == "I":                   # digit groups with _: 1_000_000
+            a = next_arg()
+            v = deref(a)
+            if type(v) is not int:
+                if type(v) is Var:
+                    raise instantiation_error()
+                v = eval_arith(v)
+                if type(v) is not int:
+                    raise _arg_error("I", a)
+            sign = "-" if v < 0 else ""
+            st.emit(sign + _group(str(abs(v)), "_", num or 3))
         elif d in "eEfgG":
             a = next_arg()
             v = eval_arith(a)

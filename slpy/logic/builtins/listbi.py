@@ -14,7 +14,7 @@ from ...terms.term import Atom, Struct, Var, NIL, DOT, atom
 from ...terms.unify import undo_to, unify
 from ...terms.errors import instantiation_error, type_error, domain_error
 from ...terms.args import int_arg
-from . import det, nondet
+from . import LAST, det, nondet
 from .typecheck import (
     list_length, skip_list, proper_items, build_list, fresh_list, check_size,
 )
@@ -55,7 +55,7 @@ def bi_length(eng, lst, n):
         raise domain_error("not_less_than_zero", k)
     if tail is NIL:
         if eng.unify(n, count):
-            yield
+            yield LAST
         return
     if type(tail) is not Var:
         return  # not a list (or a cyclic one): SWI fails
@@ -63,7 +63,7 @@ def bi_length(eng, lst, n):
         if k >= count:
             check_size(eng, k - count)
             if eng.unify(tail, fresh_list(k - count)):
-                yield
+                yield LAST
         return
     if n is tail:
         return  # length(L, L) has no solution
@@ -91,7 +91,7 @@ def bi_between(eng, low, high, x):
     x, v = _opt_int(x)
     if v is not None:
         if lo <= v and (hi is None or v <= hi):
-            yield
+            yield LAST
         return
     trail = eng.trail
     i = lo
@@ -99,7 +99,7 @@ def bi_between(eng, low, high, x):
         # x is a fresh variable each time (the engine undoes the previous binding)
         x.ref = i
         trail.append(x)
-        yield
+        yield LAST if i == hi else None
         i += 1
 
 
@@ -162,7 +162,7 @@ def _nth(eng, index, lst, elem, base):
             if type(t) is Struct and t.name == DOT and len(t.args) == 2:
                 if k == 0:
                     if eng.unify(elem, t.args[0]):
-                        yield
+                        yield LAST
                     return
                 k -= 1
                 t = _deref(t.args[1])
@@ -170,7 +170,7 @@ def _nth(eng, index, lst, elem, base):
                 # SWI extends a partial list to reach the position
                 check_size(eng, k)
                 if eng.unify(t, fresh_list(k, Struct(DOT, (elem, Var())))):
-                    yield
+                    yield LAST
                 return
             else:
                 return
@@ -179,11 +179,12 @@ def _nth(eng, index, lst, elem, base):
     t = _deref(lst)
     pos = base
     while type(t) is Struct and t.name == DOT and len(t.args) == 2:
+        rest = _deref(t.args[1])
         if unify(elem, t.args[0], trail) and unify(i, pos, trail):
-            yield
+            yield LAST if rest is NIL else None
         undo_to(trail, mark)
         pos += 1
-        t = _deref(t.args[1])
+        t = rest
     if type(t) is Var:
         # partial list: the element at every later position in turn (as SWI)
         extra = 0

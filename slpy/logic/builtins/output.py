@@ -1,11 +1,12 @@
 """Term output builtins: write/print/writeq/write_canonical/write_term, nl, tab,
 put_char and format/1,2,3.
 
-All text goes through ``eng.write`` (user_output) or ``eng.write_err`` (user_error).
-An engine may serve other streams by providing ``eng.stream_writer(S)`` returning a
-``write(text)`` function (or None for "no such stream"), and report the current column
-of a stream with ``eng.line_position(S)`` so that format/2's column stops count text
-written before; ``eng.call_capture(Goal)`` (returning the goal's output) enables ``~@``.
+Text to the current output goes through ``eng.write``; a stream argument is looked up
+in the engine's streams (slpy.logic.streams: user_output, user_error, open files and
+their aliases), whose column format's column stops count from. A stand-in engine
+without streams may serve them with ``eng.stream_writer(S)`` returning a
+``write(text)`` function (or None for "no such stream") and ``eng.line_position(S)``;
+``eng.call_capture(Goal)`` (returning the goal's output) enables ``~@``.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ...terms.errors import instantiation_error, type_error, domain_error, exist
 from ...terms.writer import term_to_text, parse_write_options
 from ...terms.text import canonical_var_names
 from .fmt import format_to_text
+from ..streams import streams_of
 
 _USER_OUTPUT = atom("user_output")
 _USER_ERROR = atom("user_error")
@@ -24,6 +26,8 @@ _SYMBOL_END = frozenset("#$&*+-./:<=>?@^~\\")
 
 def _writer(eng, stream):
     """The write(text) function for a stream argument (ISO errors otherwise)."""
+    if getattr(eng, "streams", False) is not False:   # an Engine: its streams
+        return streams_of(eng).get(stream, "output").write
     s = deref(stream)
     if type(s) is Var:
         raise instantiation_error()
@@ -42,6 +46,9 @@ def _writer(eng, stream):
 
 
 def _column(eng, stream) -> int:
+    if getattr(eng, "streams", False) is not False and stream is not _USER_OUTPUT:
+        st = streams_of(eng).get(stream, "output")
+        return st.column if st.n > 2 else 0
     lp = getattr(eng, "line_position", None)
     return lp(stream) if lp is not None else 0
 

@@ -168,7 +168,5 @@ def term_to_atom(eng, T, A):
     if type(a) is not Var:
         term, _ = read_term_from_text(_text_arg(a), eng.ops, eng.flags)
         return eng.unify(T, term)
-    t = deref(T)
-    if type(t) is Var:
-        raise instantiation_error()
-    return eng.unify(A, atom(term_to_text(t, quoted=True, ops=eng.ops)))
+    # both unbound: SWI writes the variable (A = '_123')
+    return eng.unify(A, atom(term_to_text(T, quoted=True, ops=eng.ops)))

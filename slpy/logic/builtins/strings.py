@@ -12,7 +12,7 @@ from ...terms.term import Atom, Struct, Var, NIL, atom, deref as _deref
 from ...terms.rational import Rational
 from ...terms.unify import undo_to, unify
 from ...terms.errors import (instantiation_error, type_error, domain_error)
-from . import det, nondet
+from . import LAST, det, nondet
 from .atoms import (atomic_text, chars_list, codes_list, concat_text, float_text, list_text,
                     opt_text, sub_text, text_of)
 from .typecheck import skip_list, build_list
@@ -139,7 +139,7 @@ def bi_string_code(eng, index, s, code):
         if i < 0:
             raise domain_error("not_less_than_zero", i)
         if 1 <= i <= len(text) and eng.unify(code, ord(text[i - 1])):
-            yield
+            yield LAST
         return
     if type(i) is not Var:
         raise type_error("integer", i)
@@ -147,7 +147,7 @@ def bi_string_code(eng, index, s, code):
     mark = len(trail)
     for k, ch in enumerate(text, 1):
         if unify(code, ord(ch), trail) and unify(i, k, trail):
-            yield
+            yield LAST if k == len(text) else None
         undo_to(trail, mark)
 
 
@@ -273,23 +273,24 @@ def bi_number_string(eng, n, s):
     return eng.unify(n, value)
 
 
-def _term_string(eng, s, t):
+def _term_string(eng, t, s):
+    """SWI-Prolog's order: read T from S when S is bound, else write T (quoted)."""
     st = _deref(s)
     if type(st) is not Var:
-        term, _ = read_term_from_text(text_of(st, "string"), eng.ops, eng.flags)
+        term, _ = read_term_from_text(text_of(st, "text"), eng.ops, eng.flags)
         return eng.unify(t, term)
     return eng.unify(s, term_to_text(t, quoted=True, ops=eng.ops, numbervars=True))
 
 
 @det("term_string", 2)
-def bi_term_string(eng, s, t):
-    """term_string(?S, ?T): S is T written quoted; or T is read from S."""
-    return _term_string(eng, s, t)
+def bi_term_string(eng, t, s):
+    """term_string(?T, ?S): T is read from S; or S is T written quoted."""
+    return _term_string(eng, t, s)
 
 
 @det("term_string", 3)
-def bi_term_string3(eng, s, t, _options):
-    return _term_string(eng, s, t)
+def bi_term_string3(eng, t, s, _options):
+    return _term_string(eng, t, s)
 
 
 @det("with_output_to", 2)

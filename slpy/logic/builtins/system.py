@@ -75,7 +75,7 @@ def current_op(eng, p, t, name):
 # -- flags -------------------------------------------------------------------------------
 
 _READONLY = {"bounded", "max_integer", "min_integer", "integer_rounding_function",
-             "max_arity"}
+             "max_arity", "prefer_rationals"}
 _FLAG_VALUES = {"double_quotes": {"codes", "chars", "atom", "string"},
                 "unknown": {"error", "fail", "warning"}, "debug": {"on", "off"},
                 "char_conversion": {"on", "off"}, "occurs_check": {"true", "false", "error"},
@@ -161,6 +161,21 @@ def nb_getval(eng, k, v):
     if k.name not in eng.globals:
         raise existence_error("variable", k)
     return eng.unify(v, eng.globals[k.name])
+
+
+@nondet("nb_current", 2)
+def nb_current(eng, k, v):
+    """SWI-Prolog: enumerates the global variables; fails (no error) for an unknown one."""
+    k = deref(k)
+    if type(k) is Atom:
+        if k.name in eng.globals and eng.try_unify(v, eng.globals[k.name]):
+            yield
+        return
+    if type(k) is not Var:
+        raise type_error("atom", k)
+    for name, val in list(eng.globals.items()):
+        if eng.try_unify(Struct("-", (k, v)), Struct("-", (atom(name), val))):
+            yield
 
 
 @det("b_getval", 2)
