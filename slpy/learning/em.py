@@ -180,7 +180,7 @@ def _log_prior(theta, alpha):
 
 
 def learn(program, observations, predicates=None, algorithm: str = "auto", goal=None,
-          prior=None, max_iter: int = 200, tol: float = 1e-8, min_prob: float = 1e-12,
+          prior=None, max_iter: int = 200, tol: float = 1e-6, min_prob: float = 1e-12,
           max_leaves: int = 100_000, init=None, callback=None) -> LearnResult:
     """Estimate the labels of ``predicates`` (default: every labelled predicate) of a
     loaded Program from observed goals (see slpy.learning.observations for the forms

@@ -44,7 +44,7 @@ class Graph:
         self.counts: list = []    # per edge: {clause index: count}
         self.kids: list = []      # per edge: child node ids (repeats kept)
         self.seq: list = []       # per edge: entries in derivation order
-        self.answer: list = []    # per edge of a goal node: the goal's instance
+        self.answer: list = []    # per edge of a goal: (its instance, the bindings)
         self.n_nodes = 0
         self.node_term: list = []  # per node: the goal or the table's answer
 
@@ -112,7 +112,7 @@ class Graph:
                     entries.append((x.clause, x.prob, x.value))
                 e = e[1]
             entries.reverse()
-            ans = {n: resolve(t) for n, t in varnames.items()} if varnames else None
+            ans = (resolve(goal), {n: resolve(t) for n, t in (varnames or {}).items()})
             self._edge(v, entries, ans, child_of)
         # the tables are the engine's until its next query: read them now
         by_id = eng.tables.by_id if eng.tables is not None else []

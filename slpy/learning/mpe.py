@@ -105,14 +105,25 @@ def _proof_tree(eng, goal, varnames, clauses):
 
 def mpe(program, goal, k: int = 1) -> list:
     """The k most probable proofs of goal (a text, or a term), best first, as
-    :class:`~slpy.logic.program.Proof` (bindings, probability, proof tree); fewer
-    when the goal has fewer, none when it has no proof."""
-    if k < 1:
-        raise LearnError("k must be >= 1")
+    :class:`~slpy.logic.program.Proof` (bindings, probability, proof tree; the tree
+    is None for a proof with a stochastic builtin's choice); fewer when the goal has
+    fewer, none when it has no proof. Under tabling the goal's answers must be
+    finitely many (as PRISM's Viterbi needs a finite explanation graph)."""
     if isinstance(goal, str):
         goal, varnames = program.parse_query(goal)
     else:
         varnames = {}
+    return [Proof(b, p, t) for _, p, t, b in _kbest(program, goal, varnames, k)]
+
+
+def mpe_term(program, goal, k: int = 1) -> list:
+    """As mpe, for a goal term: [(instance, probability, proof tree)]."""
+    return [(i, p, t) for i, p, t, _ in _kbest(program, goal, {}, k)]
+
+
+def _kbest(program, goal, varnames, k):
+    if k < 1:
+        raise LearnError("k must be >= 1")
     eng = program.engine
     g = Graph(None)
     mapping: dict = {}
@@ -122,16 +133,12 @@ def mpe(program, goal, k: int = 1) -> list:
     if root is None:
         return []
     fz = g.freeze()
-    top = LazyKBest(_Adapter(g, fz)).top(root, k)
     out = []
-    for score, deriv in top:
+    for score, deriv in LazyKBest(_Adapter(g, fz)).top(root, k):
+        inst, bindings = g.answer[fz.order[deriv[1]]]
         clauses = _flatten(g, fz, deriv, []) if _replayable(g, fz, deriv) else None
         made = _proof_tree(eng, goal, varnames, clauses) if clauses is not None else None
-        if made is None:
-            ans = g.answer[fz.order[deriv[1]]]
-            out.append(Proof(ans or {}, math.exp(score), None))
-        else:
-            out.append(Proof(made[0], math.exp(score), made[1]))
+        out.append((inst, math.exp(score), made[1] if made else None, bindings))
     return out
 
 
