@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..logic.db import STOCH
+from ..terms.text import letter_var_names
 from ..terms.writer import term_to_text
 
 __all__ = ["LearnError", "Params", "pred_text"]
@@ -100,7 +101,8 @@ class Params:
 def _check_learnable(c, name):
     where = f"{c.file}:{c.line}: " if c.file else ""
     if c.ground_label is None:
-        text = term_to_text(c.label, quoted=True, spacing=True)
+        text = term_to_text(c.label, quoted=True, spacing=True,
+                            var_names=letter_var_names(c.label))
         raise LearnError(f"{where}{name} clause {c.number} has the computed label {text}: "
                          f"only constant labels can be learned (leave {name} out with "
                          f"--predicates)")
