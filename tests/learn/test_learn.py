@@ -84,7 +84,8 @@ def test_inside_outside_recovers_the_labels_of_a_pcfg():
 @pytest.mark.parametrize("text, goal, prior", [(FAILING, "s(X, Y)", None),
                                                (FAILING, "s(X, Y)", 3.0),
                                                (PCFG, "s(X, [])", None),
-                                               (PCFG, "s(X, [])", 2.0)])
+                                               (PCFG, "s(X, [])", 2.0)],
+                         ids=["fam", "fam-map", "io", "io-map"])
 def test_no_iteration_lowers_the_objective(text, goal, prior):
     p = program(text)
     data = sampled(p, goal, 300, seed=1)
