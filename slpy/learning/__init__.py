@@ -7,7 +7,7 @@
     explore       the derivation tree of a goal under pure sampling, failures included
     em            learn(): FAM and inside-outside, with a Dirichlet prior (MAP)
     write         the program text with the learned labels
-    mpe           mpe(): the k most probable proofs of a goal
+    proofs        mpe(): the k most probable proofs of a goal
     cli           the `slpy learn` command
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ __all__ = ["learn", "LearnResult", "LearnError", "load_observations", "parse_obs
 
 
 def mpe(program, goal, k: int = 1):
-    """The k most probable proofs of goal (see slpy.learning.mpe)."""
-    from .mpe import mpe as _mpe
+    """The k most probable proofs of goal (see slpy.learning.proofs)."""
+    from .proofs import mpe as _mpe
     return _mpe(program, goal, k)
 
 

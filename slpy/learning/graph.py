@@ -13,7 +13,7 @@ labels). Without tabling a goal's edges are its refutations and it has no childr
 with ``:- table`` the answers' explanations (slpy.logic.tabling keeps them) share
 their sub-derivations, so a grammar's graph is polynomial where its refutations are
 exponential. Each edge also keeps its entries in the order the derivation made them
-(a clause, or a child), which is what rebuilds a full proof (slpy.learning.mpe).
+(a clause, or a child), which is what rebuilds a full proof (slpy.learning.proofs).
 """
 from __future__ import annotations
 

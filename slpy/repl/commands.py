@@ -163,9 +163,9 @@ def _proof_tree(session) -> bool:
 
 def _mpe(session, goal, k) -> bool:
     """mpe(Goal), mpe(Goal, K): print the K most probable proofs of Goal (probability
-    and proof tree; slpy.learning.mpe) and unify Goal with the best one's instance;
+    and proof tree; slpy.learning.proofs) and unify Goal with the best one's instance;
     fail when Goal has no proof."""
-    from ..learning.mpe import mpe_term
+    from ..learning.proofs import mpe_term
     from ..learning.params import LearnError
     k = nonneg_int_arg(k)
     if k < 1:

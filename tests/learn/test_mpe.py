@@ -1,4 +1,4 @@
-"""Most probable proofs (slpy.learning.mpe) against brute force: every refutation of
+"""Most probable proofs (slpy.learning.proofs) against brute force: every refutation of
 the goal enumerated by the engine (the program without its table directives) with its
 probability, sorted."""
 from __future__ import annotations
