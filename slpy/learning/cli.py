@@ -76,7 +76,9 @@ def learn_cmd(program, obs, predicates, goal, algorithm, prior, estimate, max_it
     import math
 
     from ..logic.program import Program
-    from ..lang.syntax_errors import SlpSyntaxError
+    from ..lang.syntax_errors import SlpSyntaxError, format_error
+    from ..logic.kinds import Halt
+    from ..terms.term import PrologError
     from .em import learn, parse_prior
     from .observations import load_observations
     from .params import LearnError
@@ -107,6 +109,12 @@ def learn_cmd(program, obs, predicates, goal, algorithm, prior, estimate, max_it
         raise click.BadParameter(str(e), param_hint="'--goal'")
     except LearnError as e:
         click.echo(f"Error: {e}", err=True)
+        return 1
+    except PrologError as e:      # the program's own error, in a query learning made
+        click.echo(f"Error: {program}: {format_error(e)}", err=True)
+        return 1
+    except Halt:
+        click.echo(f"Error: {program}: halt called while learning", err=True)
         return 1
     for w in r.warnings:
         click.echo(f"warning: {w}", err=True)
