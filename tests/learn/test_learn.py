@@ -248,3 +248,9 @@ def test_the_posterior_mean_is_reported_with_a_prior():
         assert sum(vals) == pytest.approx(1.0)
     with pytest.raises(LearnError, match="dirichlet:ALPHA"):
         learn(p, data, prior="beta:2")
+
+
+def test_the_package_exports_learn_and_mpe():
+    import slpy
+    from slpy.learning import learn as learn_fn, mpe
+    assert slpy.learn is learn_fn and slpy.mpe is mpe
