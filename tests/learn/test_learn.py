@@ -44,10 +44,16 @@ def program(text, name="p.slp", tmp_path=None):
 
 
 def sampled(p, goal, n, seed):
-    """n pure samples of goal as (instance, count) pairs (failed samples dropped)."""
+    """n successful pure samples of goal as (instance, count) pairs (the failed draws
+    are not observations)."""
     g = p.parse_query(goal)[0]
-    return [(a, c) for a, c in sample_counts(p.engine, g, n, np.random.default_rng(seed),
-                                             True)]
+    rng = np.random.default_rng(seed)
+    out, got = [], 0
+    while got < n:
+        batch = sample_counts(p.engine, g, n - got, rng, True)
+        out += [(a, c) for a, c in batch]
+        got += sum(c for _, c in batch)
+    return out
 
 
 def uniform(p):
