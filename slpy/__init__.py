@@ -33,7 +33,8 @@ _plugins.add_loader(_load_shipped_plugins)
 # __all__ so that `from slpy import *` does too.
 _LAZY = {"BayesianTreeClassifier": "estimator", "BayesianTreeRegressor": "estimator",
          "ConvergenceWarning": "estimator",
-         "to_inference_data": "inference"}     # (ArviZ: an optional extra too)
+         "to_inference_data": "inference",     # (ArviZ: an optional extra too)
+         "learn": "learning", "mpe": "learning"}
 
 
 def __getattr__(name):

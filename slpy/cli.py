@@ -443,6 +443,8 @@ def _register_commands():
         pass
     else:
         main.add_command(exact, "exact")
+    from .learning.cli import learn_cmd
+    main.add_command(learn_cmd, "learn")
     from .mcmc.compare_cli import compare_cmd
     main.add_command(compare_cmd, "compare")
     from .report.cli import predict_cmd, report_cmd

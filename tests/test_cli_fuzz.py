@@ -164,3 +164,31 @@ def test_sample_exact_and_predict_with_random_files(data, st_data):
             g = Path(tmp) / "new.csv"
             g.write_bytes(st_data.draw(csv_files()))
             check(CliRunner().invoke(main, ["predict", str(run), "--data", str(g)]))
+
+
+# -- slpy learn: random observation files ------------------------------------------------------
+
+COINS = str(ROOT / "examples" / "learn" / "coins.slp")
+OBS_LINES = st.one_of(
+    st.sampled_from(["s(1, 1)", "s(2, 2) 7", "s(1, x).", "s(2, y). 3", "% note", "",
+                     "s(1, 1) 0", "s(X, 1)", "s(3, 3)", "t(1)", "s(1, ", "s(2,2) 99999999",
+                     "1.", "'s'(1, 1)", "s(1, x) -2", "\"s\"", "s(1, 1) 2 3"]),
+    st.text(max_size=8))
+
+
+@settings(max_examples=_DEEP or 30, deadline=None, derandomize=not _DEEP, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(mostly(st.sampled_from(["s(1, 1) 4", "s(2, 2) 5", "s(1, x) 3"]),
+                             OBS_LINES), min_size=0, max_size=6),
+       args=st.lists(st.sampled_from([["--prior", "dirichlet:2"], ["--prior", "dirichlet:0"],
+                                      ["--prior", "beta"], ["--predicates", "a/1"],
+                                      ["--predicates", "zz/9"], ["--algorithm", "io"],
+                                      ["--goal", "s(1, _)"], ["--goal", "s("],
+                                      ["--estimate", "mean"], ["--max-iter", "3"],
+                                      ["--min-prob", "0.5"]]), max_size=3))
+def test_learn_with_random_observations(lines, args):
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "o.obs"
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        cmd = ["learn", COINS, "--data", str(f), "-q", "-o", str(Path(tmp) / "l.slp")]
+        check(CliRunner().invoke(main, cmd + [a for pair in args for a in pair]))

@@ -147,6 +147,8 @@ class Pure(Choice):
     all_clauses = True
 
     def push(self, eng, node, cands, total, target, nxt):
+        if not cands:
+            raise SampleFailed()
         u = eng.rng.random() * total
         acc = 0.0
         for c in cands:
@@ -217,6 +219,7 @@ UNIFORM_WAYS = (UNIFORM_DRAW, DrawUniform(pure=True), None, UNIFORM_DRAW)
 
 class Sampling:
     """The engine's stochastic choice points (mixed into Engine)."""
+    clause_ways = CLAUSE_WAYS   # an engine may set its own (slpy.learning's explorer)
 
     def _label_value(self, lab, clause):
         if type(lab) is not int and type(lab) is not float:
@@ -320,7 +323,7 @@ class Sampling:
         elif mode == PLAIN:  # sampling with a generator, enumeration without
             way = CLAUSE_DRAW if self.rng is not None else CLAUSE_WAYS[ENUM]
         else:
-            way = CLAUSE_WAYS[mode]
+            way = self.clause_ways[mode]
         node = self._new_node(pred, args, g, pn)
         exitf = (P_SEXIT, (node,), nxt, cb, pn)
         cands = self._candidates(pred, args, g, exitf, node.height, node)
@@ -331,8 +334,8 @@ class Sampling:
             for c in cands:
                 total += c[0]
         if not cands or total <= 0:
-            if total > 0 and type(way) is Pure:
-                raise SampleFailed()
+            if total > 0 and isinstance(way, Pure):
+                return way.push(self, node, cands, total, None, None)   # fails the sample
             return None
         node.cands = _light(cands)
         node.total = total

@@ -36,7 +36,7 @@ RUNNING, INCOMPLETE, COMPLETE = range(3)
 class Table:
     __slots__ = ("id", "goal", "answers", "index", "status", "pos", "low", "stamp",
                  "iter_no", "iter_mark", "eval_pass", "scc", "explain", "expl", "prob",
-                 "plog_base", "saved_min_prob", "key")
+                 "plog_base", "saved_min_prob", "key", "used")
 
     def __init__(self, tid, key, goal, explain):
         self.id = tid
@@ -53,6 +53,10 @@ class Table:
         self.scc: list = []
         self.explain = explain
         self.expl: list = []      # per answer: [(weight, (Ref, ...)), ...]
+        # per answer, aligned with expl: each explanation's entries, oldest first (a Ref,
+        # or (clause or None, probability, value) of a choice): what learning and MPE
+        # need beyond the weight (slpy.learning)
+        self.used: list = []
         self.prob: list = []      # per answer, once complete (explain tables)
         self.plog_base = None
         self.saved_min_prob = 0.0

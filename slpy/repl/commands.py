@@ -14,6 +14,7 @@ SWI-Prolog. Being predicates, they also work inside conjunctions
     prob/2, prob/3             exhaustive probability of a goal (sum over refutations)
     sample/3                   N independent samples of a goal, as Instance-Count pairs
     proof_tree/0               the proof tree of the last stochastic answer
+    mpe/1, mpe/2               the most probable proof of a goal (the K best), printed
 """
 from __future__ import annotations
 
@@ -61,6 +62,8 @@ def register(session) -> None:
     add("prob", 3, lambda eng, g, m, pr: _prob(session, g, m, pr))
     add("sample", 3, lambda eng, g, n, a: _sample(session, g, n, a))
     add("proof_tree", 0, lambda eng: _proof_tree(session))
+    add("mpe", 1, lambda eng, g: _mpe(session, g, 1))
+    add("mpe", 2, lambda eng, g, k: _mpe(session, g, k))
 
 
 # -- loading ------------------------------------------------------------------------------
@@ -156,6 +159,31 @@ def _proof_tree(session) -> bool:
     session.write(format_proof(session.last_tree, session.last_logp, session.program.ops)
                   + "\n")
     return True
+
+
+def _mpe(session, goal, k) -> bool:
+    """mpe(Goal), mpe(Goal, K): print the K most probable proofs of Goal (probability
+    and proof tree; slpy.learning.proofs) and unify Goal with the best one's instance;
+    fail when Goal has no proof."""
+    from ..learning.proofs import mpe_term
+    from ..learning.params import LearnError
+    k = nonneg_int_arg(k)
+    if k < 1:
+        raise domain_error("positive_integer", k)
+    p = session.program
+    try:
+        proofs = mpe_term(p, copy_term(goal), k)
+    except LearnError as e:
+        raise domain_error("mpe_goal", goal) from e
+    for i, (inst, prob, tree) in enumerate(proofs, 1):
+        from ..terms.writer import term_to_text
+        session.write(f"% proof {i} of {len(proofs)}: "
+                      f"{term_to_text(inst, quoted=True, spacing=True, ops=p.ops)}\n")
+        if tree is not None:
+            session.write(format_proof(tree, math.log(prob), p.ops) + "\n")
+        else:
+            session.write(f"% p = {prob:.4g} (log p = {math.log(prob):.4g})\n")
+    return bool(proofs) and p.engine.unify(goal, proofs[0][0])
 
 
 # -- help --------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ Commands (predicates, usable inside conjunctions too):
   prob(Goal, MinProb, P)   the same, leaving out refutations less probable than MinProb
   sample(Goal, N, Answers) N samples as Instance-Count pairs, most frequent first
   proof_tree.              the proof tree of the last stochastic answer
+  mpe(Goal)  mpe(Goal, K)  the most probable proof of Goal (the K best), printed
   halt.  or Ctrl-D         exit;   Ctrl-C interrupts a running query
 """
 
@@ -57,6 +58,8 @@ HELP: dict[str, tuple[str, str]] = {
     "prob/3": ("prob(:Goal, +MinProb, -P)", "As prob/2, leaving out refutations less probable than MinProb (a lower bound; terminates on infinite priors)."),
     "sample/3": ("sample(:Goal, +N, -Answers)", "Draw N independent samples of Goal; Answers is a list of Instance-Count pairs, most frequent first. Failed samples are not listed."),
     "proof_tree/0": ("proof_tree", "Show the proof tree of the last stochastic answer: one line per choice point with the chosen clause and its probability."),
+    "mpe/1": ("mpe(?Goal)", "Print the most probable proof of Goal (probability and proof tree) and unify Goal with its instance; tabled programs share subproofs."),
+    "mpe/2": ("mpe(?Goal, +K)", "Print the K most probable proofs of Goal, best first, and unify Goal with the best one's instance."),
     "halt/0": ("halt", "Exit slpy."),
     "halt/1": ("halt(+Status)", "Exit slpy with exit status Status."),
     # SLP

@@ -84,6 +84,7 @@ def bi_tbl_iteration(eng, tid):
     t.plog_base = eng.plog
     if t.explain:
         t.expl = [[] for _ in t.answers]
+        t.used = [[] for _ in t.answers]
     return True
 
 
@@ -101,19 +102,25 @@ def bi_tbl_add(eng, tid, goal):
         tabs.added += 1
         if t.explain:
             t.expl.append([])
+            t.used.append([])
     if t.explain:
         w = 1.0
         refs = []
+        used = []
         e = eng.plog
         base = t.plog_base
         while e is not base:
             x = e[0]
             if type(x) is Ref:
                 refs.append((x.table, x.i))
+                used.append(x)
             else:
                 w *= x.prob
+                used.append((x.clause, x.prob, x.value))
             e = e[1]
         t.expl[i].append((w, tuple(refs)))
+        used.reverse()
+        t.used[i].append(tuple(used))
     return False    # the driver's loop fails into the next derivation
 
 
