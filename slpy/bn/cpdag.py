@@ -32,10 +32,11 @@ def _matrix(parents, n) -> np.ndarray:
     return d
 
 
-def cpdag(parents) -> tuple[np.ndarray, np.ndarray]:
+def cpdag(parents, rules=(1, 2, 3)) -> tuple[np.ndarray, np.ndarray]:
     """(compelled, reversible) boolean [n, n] matrices of the DAG `parents` (node i's
     parents at i): compelled[a, b] when a -> b is in every DAG of the class,
-    reversible[a, b] = reversible[b, a] when a - b is undirected in the CPDAG."""
+    reversible[a, b] = reversible[b, a] when a - b is undirected in the CPDAG.
+    `rules`: Meek's rules to apply (the tests leave one out to see it is needed)."""
     n = len(parents)
     dag = _matrix(parents, n)
     adj = dag | dag.T
@@ -47,11 +48,15 @@ def cpdag(parents) -> tuple[np.ndarray, np.ndarray]:
     und = adj & ~(comp | comp.T)
     while True:
         c, u = comp.astype(np.int64), und.astype(np.int64)
-        r1 = (c.T @ apart.astype(np.int64)) > 0                      # [b, c]
-        r2 = (c @ c) > 0                                              # [a, c]
-        uc = np.einsum("ac,cb->acb", u, c)                           # a - c -> b
-        r3 = np.einsum("acb,adb,cd->ab", uc, uc, apart.astype(np.int64)) > 0
-        new = und & (r1 | r2 | r3) & dag    # a compelled edge keeps the DAG's direction
+        fire = np.zeros_like(dag)
+        if 1 in rules:
+            fire |= (c.T @ apart.astype(np.int64)) > 0                # [b, c]
+        if 2 in rules:
+            fire |= (c @ c) > 0                                        # [a, c]
+        if 3 in rules:
+            uc = np.einsum("ac,cb->acb", u, c)                        # a - c -> b
+            fire |= np.einsum("acb,adb,cd->ab", uc, uc, apart.astype(np.int64)) > 0
+        new = und & fire & dag      # a compelled edge keeps the DAG's direction
         if not new.any():
             return comp, und
         comp |= new
