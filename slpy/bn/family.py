@@ -26,6 +26,7 @@ class BNFamily(ModelFamily):
     query = "bn(G)"
     stats = BNScorer.stats
     folder = "dags"
+    queries = True
 
     def load_data(self, cfg):
         if cfg.get("bucket"):
@@ -88,9 +89,9 @@ class BNFamily(ModelFamily):
         labels = None if rows.y is None else [rows.classes[k] for k in rows.y]
         return p, rows.classes, labels
 
-    def report_sections(self, runs, out, top):
+    def report_sections(self, runs, out, top, query=None):
         from .report import report_sections    # the report's modules: seconds to load
-        return report_sections(runs, out, top)
+        return report_sections(runs, out, top, query)
 
 
 BN = register(BNFamily())

@@ -150,3 +150,26 @@ def test_export_writes_the_map_dag(run_dir, tmp_path):
     assert read_bif((tmp_path / "two.bif").read_text()).parents == post.network(2).parents
     r = cli("export", run_dir, "--bif", tmp_path / "no" / "x.bif")
     assert r.exit_code == 2 and "Invalid value for '--bif'" in r.stderr
+
+
+@pytest.mark.slow            # slpy report draws with matplotlib: seconds
+def test_the_report_has_the_classes_the_cpts_and_the_query(run_dir, tmp_path):
+    pytest.importorskip("matplotlib")
+    from slpy.bn.posterior import load_posterior
+    post = load_posterior(run_dir)
+    r = cli("report", run_dir, "--out", tmp_path / "a")
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "a" / "report.md").read_text()
+    assert "| compelled a -> b | compelled b -> a | undirected |" in md
+    assert "split an edge's mass between its two directions" in md
+    cpts = md.split("## Posterior-averaged CPTs")[1]
+    first = post.network(1).names[0]
+    p = post.averaged_cpts(1)[0]
+    assert f"### {first}" in cpts and f"{p.reshape(-1, p.shape[-1])[0, 0]:.4f}" in cpts
+    r = cli("report", run_dir, "--out", tmp_path / "b", "--query", "P(lung | smoke=yes)")
+    assert r.exit_code == 0, r.output
+    query = (tmp_path / "b" / "report.md").read_text().split("## Query")[1]
+    ans = post.query("P(lung | smoke=yes)")
+    assert f"| yes | {ans.table[1]:.4f} | {ans.mcse[1]:.4f} |" in query
+    r = cli("report", run_dir, "--out", tmp_path / "c", "--query", "P(lung | smok=yes)")
+    assert r.exit_code == 1 and "no variable 'smok'" in r.stderr
