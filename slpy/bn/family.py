@@ -10,12 +10,11 @@ summarised beside the top DAGs.
 from __future__ import annotations
 
 from ..errors import RunError
-from ..family import ModelFamily, holdout_rng, register
+from ..family import ModelFamily, register
 from ..mcmc.moves import FamilyMove, register_move
 from . import moves
 from .dag import DAG, BNScorer, edge_marginals, parse_key, variables_of
-from .data import load_discrete_csv
-from .predict import holdout_split, predict_proba, predict_run, read_rows_like
+from .predict import load_train_test, predict_proba, predict_run
 from .score import FamilyScorer
 
 __all__ = ["BNFamily", "BNScorer", "DAG", "BN", "parse_key"]
@@ -29,16 +28,7 @@ class BNFamily(ModelFamily):
     queries = True
 
     def load_data(self, cfg):
-        if cfg.get("bucket"):
-            raise RunError("--bucket is for trees: a network's variables are categories")
-        data = load_discrete_csv(cfg["data"], count=cfg.get("count"))
-        test = None
-        if cfg.get("test"):
-            test = read_rows_like(cfg["test"], data, cfg.get("target"))
-        elif cfg.get("holdout"):
-            rng = holdout_rng(cfg)
-            data, test = holdout_split(data, cfg["holdout"], rng, cfg.get("target"))
-        return data, test
+        return load_train_test(cfg)
 
     def data_hash(self, train) -> str:
         return train.hash()

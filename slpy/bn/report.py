@@ -124,7 +124,7 @@ def _parameters_section(runs, query) -> list[str]:
     """The posterior-averaged CPTs of the most probable DAG, or the query's table."""
     from ..report import ReportError
     from .query import QueryError
-    from .run_io import posterior_of_runs
+    from .posterior import posterior_of_runs
     title = "## Query" if query is not None else "## Posterior-averaged CPTs"
     try:
         post = posterior_of_runs([r.path for r in runs], runs)
