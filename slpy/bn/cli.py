@@ -21,19 +21,19 @@ def _rank_option(f):
 
 @click.command("query")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-@click.argument("question", metavar="QUERY")
+@click.argument("query")
 @_rank_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print the answer as one JSON object (table, mcse, draws).")
 @_one_line_errors
-def query_cmd(run_dir, question, rank, as_json):
+def query_cmd(run_dir, query, rank, as_json):
     """A conditional probability of a network run, e.g. "P(lung | smoke=yes)", averaged
     over the DAGs the run kept, with its Monte Carlo standard error."""
     from .query import QueryError
     from .posterior import load_posterior
     post = load_posterior(run_dir)
     try:
-        q = post.parse(question)
+        q = post.parse(query)
         if rank is not None and rank > len(post.dags):
             raise click.BadParameter(f"{rank}: the run kept {len(post.dags)} DAGs",
                                      param_hint="'--rank'")

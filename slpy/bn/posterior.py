@@ -78,11 +78,13 @@ class Answer:
                   and len(self.chains) > 1 else "")
             what = (f"averaged over {self.draws} kept draws{of} ({self.dags} distinct "
                     f"DAGs)" if self.draws else f"averaged over {self.dags} DAGs")
+        # the error two decimals finer than the probability: it is often far smaller
+        sd = digits + 2
         if not self.table.ndim:
-            se = "" if self.mcse is None else f" (MCSE {float(self.mcse):.{digits}f})"
+            se = "" if self.mcse is None else f" (MCSE {float(self.mcse):.{sd}f})"
             return [f"{self.query.text} = {self.value:.{digits}f}{se}", what]
         head = list(self.variables) + ["P"] + (["MCSE"] if self.mcse is not None else [])
-        body = [vals + [f"{p:.{digits}f}"] + ([f"{se:.{digits}f}"] if se is not None else [])
+        body = [vals + [f"{p:.{digits}f}"] + ([f"{se:.{sd}f}"] if se is not None else [])
                 for vals, p, se in self.rows()]
         width = [max(len(str(r[k])) for r in [head] + body) for k in range(len(head))]
         fmt = [" ".join(f"{c:<{w}}" if k < len(self.variables) else f"{c:>{w}}"

@@ -109,7 +109,7 @@ def test_query_prints_the_table_with_its_mcse(run_dir):
                                "chains (")
     assert lines[1].split() == ["lung", "P", "MCSE"]
     ans = load_posterior(run_dir).query("P(lung | smoke=yes)")
-    assert lines[2].split() == ["no", f"{ans.table[0]:.4f}", f"{ans.mcse[0]:.4f}"]
+    assert lines[2].split() == ["no", f"{ans.table[0]:.4f}", f"{ans.mcse[0]:.6f}"]
     r = cli("query", run_dir, "P(lung=yes, bronc=no | smoke=yes, xray=no)", "--json")
     got = json.loads(r.stdout)
     assert got["variables"] == [] and 0 < got["table"] < 1 and got["draws"] == 216
