@@ -138,6 +138,18 @@ def test_query_and_export_refuse_what_is_not_a_network_run(tmp_path):
             f"Error: {tmp_path}: not a run directory (no config.json)"]
 
 
+def test_a_tree_run_is_refused_in_one_line(tmp_path):
+    r = cli("run", ROOT / "priors" / "growtree.slp", "--data",
+            ROOT / "examples" / "data" / "kyphosis.csv", "-n", 20, "--temper", 1, "-q",
+            "--out", tmp_path / "t")
+    assert r.exit_code == 0, r.output
+    for args in (["query", tmp_path / "t", "P(a)"],
+                 ["export", tmp_path / "t", "--bif", tmp_path / "x.bif"]):
+        r = cli(*args)
+        assert r.exit_code == 1 and r.stderr.strip().splitlines() == [
+            f"Error: {tmp_path / 't'}: not a Bayesian-network run (its family is tree)"]
+
+
 def test_export_writes_the_map_dag(run_dir, tmp_path):
     from slpy.bn.posterior import load_posterior
     post = load_posterior(run_dir)
