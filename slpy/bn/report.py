@@ -126,6 +126,8 @@ def _parameters_section(runs, query) -> list[str]:
     from .query import QueryError
     from .posterior import posterior_of_runs
     title = "## Query" if query is not None else "## Posterior-averaged CPTs"
+    if not any(r.models for r in runs):
+        return []                       # no DAG to ask
     try:
         post = posterior_of_runs([r.path for r in runs], runs)
         if query is not None:
