@@ -450,6 +450,9 @@ def _register_commands():
     from .report.cli import predict_cmd, report_cmd
     main.add_command(report_cmd, "report")
     main.add_command(predict_cmd, "predict")
+    from .bn.cli import export_cmd, query_cmd
+    main.add_command(query_cmd, "query")
+    main.add_command(export_cmd, "export")
     main.add_command(help_cmd, "help")
 
 

@@ -66,6 +66,7 @@ class ModelFamily:
     query = ""            # the default query of its priors, e.g. "cart(T)"
     stats: tuple = ()     # names of the traced integers (Scorer.stats)
     folder = "models"     # the run directory's folder of drawn models (top, best)
+    queries = False       # report_sections takes query= (slpy report --query)
 
     # -- data ---------------------------------------------------------------------------
     def load_data(self, cfg: dict):
@@ -117,7 +118,8 @@ class ModelFamily:
     def report_sections(self, runs, out, top: int) -> list:
         """Markdown lines of `slpy report` for runs of this family (slpy.report.rundir
         Runs) after the runs, convergence and top-model sections, with any figures
-        written into the directory `out`. Trees have a report of their own."""
+        written into the directory `out`. Trees have a report of their own. A family
+        whose ``queries`` is true also takes ``query=`` (`slpy report --query`)."""
         return []
 
     def label(self, stats: dict) -> str:

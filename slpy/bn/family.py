@@ -10,12 +10,11 @@ summarised beside the top DAGs.
 from __future__ import annotations
 
 from ..errors import RunError
-from ..family import ModelFamily, holdout_rng, register
+from ..family import ModelFamily, register
 from ..mcmc.moves import FamilyMove, register_move
 from . import moves
 from .dag import DAG, BNScorer, edge_marginals, parse_key, variables_of
-from .data import load_discrete_csv
-from .predict import holdout_split, predict_proba, predict_run, read_rows_like
+from .predict import load_train_test, predict_proba, predict_run
 from .score import FamilyScorer
 
 __all__ = ["BNFamily", "BNScorer", "DAG", "BN", "parse_key"]
@@ -26,18 +25,10 @@ class BNFamily(ModelFamily):
     query = "bn(G)"
     stats = BNScorer.stats
     folder = "dags"
+    queries = True
 
     def load_data(self, cfg):
-        if cfg.get("bucket"):
-            raise RunError("--bucket is for trees: a network's variables are categories")
-        data = load_discrete_csv(cfg["data"], count=cfg.get("count"))
-        test = None
-        if cfg.get("test"):
-            test = read_rows_like(cfg["test"], data, cfg.get("target"))
-        elif cfg.get("holdout"):
-            rng = holdout_rng(cfg)
-            data, test = holdout_split(data, cfg["holdout"], rng, cfg.get("target"))
-        return data, test
+        return load_train_test(cfg)
 
     def data_hash(self, train) -> str:
         return train.hash()
@@ -88,9 +79,9 @@ class BNFamily(ModelFamily):
         labels = None if rows.y is None else [rows.classes[k] for k in rows.y]
         return p, rows.classes, labels
 
-    def report_sections(self, runs, out, top):
+    def report_sections(self, runs, out, top, query=None):
         from .report import report_sections    # the report's modules: seconds to load
-        return report_sections(runs, out, top)
+        return report_sections(runs, out, top, query)
 
 
 BN = register(BNFamily())

@@ -18,12 +18,28 @@ from pathlib import Path
 import numpy as np
 
 from ..data.dataset import DataError, MISSING, _read_table
+from ..errors import RunError
+from ..family import holdout_rng
 from ..report import ReportError
 from .dag import parse_key
-from .data import DiscreteData
+from .data import DiscreteData, load_discrete_csv
 from .score import family_counts, family_prior
 
-__all__ = ["Rows", "read_rows_like", "holdout_split", "predict_proba", "predict_run"]
+__all__ = ["Rows", "read_rows_like", "holdout_split", "predict_proba", "predict_run",
+           "load_train_test"]
+
+
+def load_train_test(cfg) -> tuple:
+    """(training data, test Rows or None) as a run with settings `cfg` reads them."""
+    if cfg.get("bucket"):
+        raise RunError("--bucket is for trees: a network's variables are categories")
+    data = load_discrete_csv(cfg["data"], count=cfg.get("count"))
+    test = None
+    if cfg.get("test"):
+        test = read_rows_like(cfg["test"], data, cfg.get("target"))
+    elif cfg.get("holdout"):
+        data, test = holdout_split(data, cfg["holdout"], holdout_rng(cfg), cfg.get("target"))
+    return data, test
 
 
 @dataclass(eq=False)

@@ -1,14 +1,16 @@
 """`slpy report` sections for Bayesian-network runs: the edges' posterior marginals as
 a matrix (a figure per run and a table), how far the runs' marginals are apart, the
-links' marginals in either direction (what Markov equivalence leaves of an arrow),
-and the most probable DAGs drawn (nodes on a circle, arrows parent -> child)."""
+links' marginals in either direction beside those of the equivalence classes' CPDAGs
+(what Markov equivalence leaves of an arrow), the most probable DAGs drawn (nodes on a
+circle, arrows parent -> child), and the posterior-averaged CPTs of the most probable
+DAG or the table of a query (`slpy report --query`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ..report import md_table as _table, md_text
+from ..report import md_code, md_table as _table, md_text
 from ..report.figures import _figure, _save
 from ..report.generic import top_models
 from .dag import DAG, parse_key
@@ -26,7 +28,7 @@ def _matrix(run, names):
     return m
 
 
-def report_sections(runs, out, top: int) -> list:
+def report_sections(runs, out, top: int, query=None) -> list:
     names = next((r.summary.get("variables") for r in runs if r.summary.get("variables")),
                  None)
     if names is None:
@@ -48,7 +50,7 @@ def report_sections(runs, out, top: int) -> list:
         diffs = [float(np.abs(a - b).max()) for k, a in enumerate(mats) for b in mats[k + 1:]]
         lines += [f"The table is the mean over the {len(runs)} runs; the largest difference "
                   f"between two runs' marginals of one edge is {max(diffs):.4f}.", ""]
-    lines += _links_section(mean, names, len(runs))
+    lines += _links_section(mean, _cpdag_mean(runs, names), names, len(runs))
     lines += ["## Most probable DAGs", ""]
     for k, m in enumerate(top_models(runs, min(top, 3)), 1):
         dag = DAG(names, parse_key(m["model"], names))
@@ -57,7 +59,7 @@ def report_sections(runs, out, top: int) -> list:
         (out / f"dag_{k}.dot").write_text(dag.to_dot())
         lines += [f"### M{k}", "", f"![DAG M{k}]({f})", "", f"[DOT](dag_{k}.dot)", "",
                   "```", str(dag), "```", ""]
-    return lines
+    return lines + _parameters_section(runs, query)
 
 
 def link_rows(m, names, least: float = SHOWN_LINKS) -> list:
@@ -69,7 +71,22 @@ def link_rows(m, names, least: float = SHOWN_LINKS) -> list:
     return sorted((r for r in rows if r[2] >= least), key=lambda r: (-r[2], r[0], r[1]))
 
 
-def _links_section(mean, names, n_runs) -> list[str]:
+def _cpdag_mean(runs, names) -> dict:
+    """The runs' mean of slpy.bn.cpdag's marginals over each run's DAGs (models.csv)."""
+    from .cpdag import cpdag_marginals
+    out = []
+    for r in runs:
+        probs = r.model_probs()
+        keys = [k for k, p in probs.items() if p > 0]
+        if keys:
+            out.append(cpdag_marginals([parse_key(k, names) for k in keys],
+                                       [probs[k] for k in keys], len(names)))
+    if not out:
+        return {}
+    return {k: np.mean([o[k] for o in out], axis=0) for k in out[0]}
+
+
+def _links_section(mean, classes, names, n_runs) -> list[str]:
     rows = link_rows(mean, names)
     lines = ["### Links in either direction", "",
              "Markov-equivalent DAGs (the same links and the same v-structures a -> c <- b "
@@ -80,14 +97,70 @@ def _links_section(mean, names, n_runs) -> list[str]:
              "splits between a -> b and b -> a as the prior and the chains' mixing have "
              "it: two middling arrows can be one sure link. Read a link's probability in "
              "either direction (the sum: a DAG has at most one of the two arrows) before "
-             "the arrow's.", ""]
+             "the arrow's.", "",
+             "The last three columns say the same of the equivalence classes: each DAG's "
+             "class is its CPDAG (the arrows every DAG of the class shares are *compelled*, "
+             "Chickering 1995; the others are undirected), and an arrow's probability of "
+             "being compelled is what the data can say of its direction. Markov-equivalent "
+             "DAGs split an edge's mass between its two directions; the CPDAG columns do "
+             "not split it.", ""]
     if not rows:
         return lines + [f"No pair is linked with probability {SHOWN_LINKS} or more.", ""]
-    lines += _table(["link a - b", "either direction", "a -> b", "b -> a"],
-                    [[f"{md_text(a)} - {md_text(b)}", f"{p:.3f}", f"{ab:.3f}", f"{ba:.3f}"]
+    ix = {n: i for i, n in enumerate(names)}
+
+    def cls(key, a, b):
+        return f"{classes[key][ix[a], ix[b]]:.3f}" if classes else "-"
+    lines += _table(["link a - b", "either direction", "a -> b", "b -> a",
+                     "compelled a -> b", "compelled b -> a", "undirected"],
+                    [[f"{md_text(a)} - {md_text(b)}", f"{p:.3f}", f"{ab:.3f}", f"{ba:.3f}",
+                      cls("compelled", a, b), cls("compelled", b, a),
+                      cls("reversible", a, b)]
                      for a, b, p, ab, ba in rows])
     return lines + ["", f"The pairs linked with probability {SHOWN_LINKS} or more"
                         + (f", mean over the {n_runs} runs" if n_runs > 1 else "") + ".", ""]
+
+
+def _parameters_section(runs, query) -> list[str]:
+    """The posterior-averaged CPTs of the most probable DAG, or the query's table."""
+    from ..report import ReportError
+    from .query import QueryError
+    from .posterior import posterior_of_runs
+    title = "## Query" if query is not None else "## Posterior-averaged CPTs"
+    if not any(r.models for r in runs):
+        return []                       # no DAG to ask
+    try:
+        post = posterior_of_runs([r.path for r in runs], runs)
+        if query is not None:
+            ans = post.query(query)
+    except QueryError as e:
+        raise ReportError(f"--query: {e}") from None
+    except ReportError as e:
+        return [title, "", f"Not computed: {md_text(e)}.", ""]
+    pooled = f" (the {len(runs)} runs' chains pooled)" if len(runs) > 1 else ""
+    if query is not None:
+        lines = [title, "", f"{md_code(query)}, averaged over the DAGs the chains kept "
+                 f"(each DAG's posterior mean CPTs){pooled}, with the Monte Carlo "
+                 f"standard error of the chains' draws:", ""]
+        head = [md_text(v) for v in ans.variables] + ["P", "MCSE"]
+        return lines + _table(head, [[md_text(v) for v in vals] + [
+            f"{p:.4f}", "-" if se is None else f"{se:.4f}"] for vals, p, se in ans.rows()]) \
+            + [""]
+    net, cpts = post.network(1), post.averaged_cpts(1)
+    lines = [title, "",
+             f"Each node's conditional probability table in M1, the most probable DAG, "
+             f"averaged over the posterior{pooled}: the mean over the kept DAGs of what "
+             f"each (with its posterior mean CPTs) says of the node given M1's parents of "
+             f"it. `slpy query` asks any other question, `slpy export` writes a DAG with "
+             f"its own CPTs.", ""]
+    for i, (ps, cpt) in enumerate(zip(net.parents, cpts)):
+        name, values = net.names[i], net.levels[i]
+        head = [md_text(net.names[p]) for p in ps] + [f"P({md_text(name)}={md_text(v)})"
+                                                      for v in values]
+        rows = [[md_text(net.levels[p][k]) for p, k in zip(ps, idx)]
+                + [f"{x:.4f}" for x in cpt[idx]] for idx in np.ndindex(*cpt.shape[:-1])]
+        lines += [f"### {md_text(name)}" + (f" given {', '.join(md_text(net.names[p]) for p in ps)}"
+                                             if ps else ""), ""] + _table(head, rows) + [""]
+    return lines
 
 
 def marginal_figure(m, names, path, title):

@@ -80,9 +80,12 @@ def _writable_file(path) -> None:
 @click.option("--exact", is_flag=True,
               help="Also compare with the exact posterior (PCFG back end; tractable "
                    "priors only).")
+@click.option("--query", "query", default=None, metavar="QUERY",
+              help="Networks: add the table of a conditional probability, e.g. "
+                   "\"P(lung | smoke=yes)\", averaged over the kept DAGs.")
 @_limits.allow_load_option
 @_one_line_errors
-def report_cmd(run_dir, out, top, test, exact, allow_load):
+def report_cmd(run_dir, out, top, test, exact, allow_load, query):
     """Figures and a summary page (report.md, and report.html with everything inlined)
     of run directories."""
     try:
@@ -93,7 +96,7 @@ def report_cmd(run_dir, out, top, test, exact, allow_load):
     from .page import make_report
     from .html import available, write_html
     _writable_dir(out if out is not None else Path(run_dir[0]) / "report")
-    path, warnings = make_report(list(run_dir), out, top, test, exact, allow_load)
+    path, warnings = make_report(list(run_dir), out, top, test, exact, allow_load, query)
     html = write_html(path) if available() else None
     for w in warnings:
         click.echo(f"warning: {w}: the chains have not mixed")

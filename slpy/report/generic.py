@@ -16,7 +16,9 @@ from .sections import convergence_section, fmt, runs_section, trace_section, uni
 __all__ = ["family_report"]
 
 
-def family_report(family, run_dirs, out=None, top: int = 5):
+def family_report(family, run_dirs, out=None, top: int = 5, query=None):
+    if query is not None and not family.queries:
+        raise ReportError(f"--query: the model family {family.name} answers no queries")
     runs = [load_run(d) for d in run_dirs]
     unique_labels(runs)
     out = Path(out) if out is not None else Path(run_dirs[0]) / "report"
@@ -42,7 +44,8 @@ def family_report(family, run_dirs, out=None, top: int = 5):
                             *[fmt(p) for p in m["probs"]]]
                            for k, m in enumerate(table, 1)])
     lines += [""] + [f"- M{k}: {md_code(m['model'])}" for k, m in enumerate(table, 1)] + [""]
-    lines += family.report_sections(runs, out, top)
+    lines += (family.report_sections(runs, out, top) if query is None else
+              family.report_sections(runs, out, top, query=query))
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     numbers = {"family": family.name,
                "runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],

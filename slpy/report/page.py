@@ -161,17 +161,21 @@ def _family_of(run_dirs) -> str:
 
 
 def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False,
-                allow_load=()) -> tuple[Path, list[str]]:
+                allow_load=(), query: str | None = None) -> tuple[Path, list[str]]:
     """Write the report of the runs at run_dirs into out (default RUN_DIR/report of
     the first); returns its path and the R-hat warnings. `allow_load`: folders the
-    priors may load files from, when they are compiled again (--exact)."""
+    priors may load files from, when they are compiled again (--exact). `query`: a
+    question for a family that answers them (ModelFamily.queries)."""
     family = _family_of(run_dirs)
     if family != "tree":
         try:
             fam = get_family(family)
         except FamilyError as e:
             raise ReportError(f"{run_dirs[0]}: {e}") from None
-        return family_report(fam, run_dirs, out, top)
+        return family_report(fam, run_dirs, out, top, query)
+    if query is not None:
+        raise ReportError("--query is for model families that answer queries "
+                          "(networks), not trees")
     runs = [load_run(d) for d in run_dirs]
     unique_labels(runs)
     out = Path(out) if out is not None else Path(run_dirs[0]) / "report"

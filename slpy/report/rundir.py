@@ -31,6 +31,7 @@ class Chain:
     accepted: np.ndarray
     swaps: dict                       # "i-j" -> [proposed, accepted] over kept rows
     models: list = field(default_factory=list)   # (canonical, count) by first visit
+    ids: np.ndarray | None = None     # each kept iteration's model: an index into models
 
     def __getattr__(self, name):
         stats = self.__dict__.get("stats") or {}
@@ -183,7 +184,8 @@ def _load(rd) -> Run:
             t = rd.read_trace(i)
             stats = {k: v for k, v in t.items() if k not in TRACE_NUMERIC + ("swap",)}
             chains.append(Chain(i, t["iter"], t["log_lik"], stats, t["accepted"],
-                                _swap_counts(t["swap"]), _chain_models(rd, i)))
+                                _swap_counts(t["swap"]), _chain_models(rd, i),
+                                t["model"].astype(np.intp)))
         if not any(c.n for c in chains):
             raise ReportError(f"{path}: the chains kept no iterations")
     models = _models(rd, rd.read_models())
