@@ -1,4 +1,4 @@
 """`python -m slpy ...` runs the command line, as `slpy ...` does."""
-from .cli import main
-
-main(prog_name="slpy")
+if __name__ == "__main__":      # not when a tool imports every module
+    from .cli import main
+    main(prog_name="slpy")

@@ -11,7 +11,7 @@ from slpy.data import DataError, MissingValueError
 from slpy.lang.reader import _Fail
 from slpy.lang.syntax_errors import SlpSyntaxError, SlpSyntaxErrors
 from slpy.lang.tokens import LexicalError
-from slpy.logic.kinds import Halt, LimitExceeded
+from slpy.logic.kinds import Halt, LimitExceeded, TraceFrom
 from slpy.logic.program import LoadError, LoadErrors
 from slpy.terms.errors import type_error
 from slpy.terms.term import atom, Struct, Var
@@ -46,6 +46,7 @@ EXAMPLES = [
     LoadError("/tmp/p.slp:3: the label x of coin/1 is not a number"),
     NotInFragment("a stochastic goal that is not ground", "coin(X)"),
     _Fail(4, "operator_expected", "operator expected", 2),
+    TraceFrom(None),
 ]
 
 

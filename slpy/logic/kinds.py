@@ -99,6 +99,7 @@ class TraceFrom(Exception):
     runs on from `frame` in its tracing loop (tracer.py)."""
 
     def __init__(self, frame):
+        super().__init__(frame)     # args: it pickles as every slpy exception does
         self.frame = frame
 
 
