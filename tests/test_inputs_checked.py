@@ -365,7 +365,7 @@ def test_a_cold_kernel_cache_is_said_once(monkeypatch, tmp_path):
         warm_up(proposal)
     monkeypatch.setattr(run_mod, "warm_up", compiling)
     args = ["run", ROOT / "priors" / "growtree.slp", "--data", DATA / "kyphosis.csv",
-            "-n", 5, "--temper", 1, "--top", 0, "--force", "--out", tmp_path / "o"]
+            "-n", 5, "--temper", 1, "--chains", 1, "--top", 0, "--force", "--out", tmp_path / "o"]
     r = cli(*args)
     assert r.exit_code == 0, r.stderr
     assert r.stderr.splitlines().count(COMPILING) == 1

@@ -132,7 +132,7 @@ def test_a_used_run_directory_needs_force(tmp_path):
     line = error(cli("run", PRIOR, "--data", KYPH, *FAST, "--out", out), 2)
     assert "holds a run already" in line and "--force" in line
     assert (out / "chain_1").is_dir()          # refused: nothing touched
-    ok("run", PRIOR, "--data", KYPH, *FAST, "--out", out, "--force")
+    ok("run", PRIOR, "--data", KYPH, *FAST, "--chains", "1", "--out", out, "--force")
     # the old run's files are gone, the user's are not
     assert not (out / "chain_1").exists() and not (out / "predictions.csv").exists()
     assert (out / "notes.txt").read_text() == "mine"

@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PRIOR = str(ROOT / "priors" / "growtree.slp")
 DATA = str(ROOT / "examples" / "data" / "kyphosis.csv")
 # a short run: 540 kept draws of one chain
-ARGS = [PRIOR, "--data", DATA, "-n", "600", "--seed", "3", "--temper", "2", "-q"]
+ARGS = [PRIOR, "--data", DATA, "-n", "600", "--seed", "3", "--temper", "2", "--chains", "1",
+        "-q"]
 
 
 def run_dir_bytes(d: Path) -> dict:

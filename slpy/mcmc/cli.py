@@ -16,7 +16,7 @@ from .. import limits as _limits
 from ..cliopts import (FiniteFloat, categorical_option, compile_notice, force_option,
                        missing_option, scheduler_address, target_option)
 from .moves import DEFAULT_PROPOSAL
-from .config import DEFAULT_CHAINS, RECOMMENDED_TEMPERING
+from .config import DEFAULT_CHAINS, DEFAULT_ITERATIONS, RECOMMENDED_TEMPERING
 
 # what --resume may change: nothing the chains depend on
 RESUME_OPTIONS = {"resume", "quiet", "jobs", "backend", "scheduler", "timeout", "max_steps",
@@ -84,7 +84,7 @@ def _proposal(ctx, param, value):
               help="bn: the family score [default: bdeu].")
 @click.option("--ess", type=FiniteFloat(0, min_open=True), default=None,
               help="bn: BDeu's equivalent sample size [default: 1].")
-@click.option("--iterations", "-n", type=click.IntRange(min=1), default=10000,
+@click.option("--iterations", "-n", type=click.IntRange(min=1), default=DEFAULT_ITERATIONS,
               show_default=True, help="Iterations of each chain, burn-in included.")
 @click.option("--burn-in", type=click.IntRange(min=0), default=None,
               help="Iterations not kept at the start, where a tempering ladder adapts "
@@ -126,9 +126,11 @@ def _proposal(ctx, param, value):
               show_default=True,
               help="Independent chains (each with its own tempered companions); R-hat "
                    "and ESS compare them.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Processes running the chains, and then the tempered chains of each "
-                   "(results do not depend on it).")
+                   "(results do not depend on it) [default: every core, for a run of "
+                   "50,000 iterations of chains x tempered chains or more; one process "
+                   "below, where starting workers would cost more than it saves].")
 @click.option("--until-converged", is_flag=True,
               help="Run again with twice the iterations until the chains have converged "
                    "(--target-rhat, --target-ess), within --max-iterations and --max-time.")

@@ -19,13 +19,19 @@ from ..family import FamilyError, get as get_family
 from .moves import DEFAULT_PROPOSAL, check_proposal
 from .tempering import ladder
 
-__all__ = ["RunConfig", "Tempering", "RECOMMENDED_TEMPERING", "DEFAULT_CHAINS", "cores",
-           "family_of", "RunError"]
+__all__ = ["RunConfig", "Tempering", "RECOMMENDED_TEMPERING", "DEFAULT_CHAINS",
+           "DEFAULT_ITERATIONS", "cores", "family_of", "RunError"]
 
 # tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
-# independent chains (R-hat and ESS need several; 4 by default is issue 25's next step)
-DEFAULT_CHAINS = 1
+# independent chains (R-hat and ESS need several) of 8 tempered replicas, 2,500
+# iterations each: benchmarks/trust.py found 4 chains of 8 agree best between seeds at
+# the CPU of one chain of 8 for 10,000 (docs/benchmarks.md)
+DEFAULT_CHAINS = 4
+DEFAULT_ITERATIONS = 2500
+# below this many replica-iterations (chains x replicas x iterations) a run stays in one
+# process by default: starting a worker costs seconds of imports
+PARALLEL_MIN_WORK = 50_000
 
 
 def cores() -> int:
@@ -64,7 +70,7 @@ class RunConfig(Mapping):
     query: str | None = None
     likelihood: str | None = None
     params: dict = field(default_factory=dict)
-    iterations: int = 10000
+    iterations: int = DEFAULT_ITERATIONS
     burn_in: int | None = None
     thin: int = 1
     proposal: str = DEFAULT_PROPOSAL
@@ -75,7 +81,7 @@ class RunConfig(Mapping):
     min_heat: float | None = RECOMMENDED_TEMPERING["min_heat"]
     swap: str | None = RECOMMENDED_TEMPERING["swap"]
     chains: int = DEFAULT_CHAINS
-    jobs: int | None = 1       # None: every core of this machine (results do not depend on it)
+    jobs: int | None = None    # None: every core for a long run (results do not depend on it)
     seed: int = 0
     init: str = "prior"
     test: str | None = None
@@ -149,11 +155,15 @@ class RunConfig(Mapping):
 
     # -- derived ------------------------------------------------------------------------
     def resolved(self) -> "RunConfig":
-        """With the burn-in a tenth of the iterations when not given, and --jobs every
-        core when not given."""
+        """With the burn-in a tenth of the iterations when not given, and --jobs, when not
+        given, every core for a run of PARALLEL_MIN_WORK replica-iterations or more."""
         out = self
         if out.jobs is None:
-            out = out.replace(jobs=cores())
+            try:
+                work = int(out.chains) * int(out.temper) * int(out.iterations)
+            except (TypeError, ValueError):
+                work = 0                   # check() says what is wrong
+            out = out.replace(jobs=cores() if work >= PARALLEL_MIN_WORK else 1)
         if out.burn_in is None:
             out = out.replace(burn_in=int(out.iterations) // 10)
         return out

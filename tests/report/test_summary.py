@@ -36,7 +36,7 @@ def test_run_summary_has_rhat_and_ess(tmp_path):
 
 
 def test_one_chain_has_no_convergence_figures(tmp_path):
-    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 100, "--out", tmp_path / "r", "-q")
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 100, "--chains", 1, "--out", tmp_path / "r", "-q")
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert "convergence" not in s and "R-hat" not in (tmp_path / "r" / "summary.txt").read_text()
 
@@ -64,7 +64,8 @@ def test_report_gives_each_run_its_verdict_and_tail_ess(tmp_path):
        "--out", tmp_path / "two")
     ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--chains", 2, "--seed", 1, "-q",
        "--target-rhat", 2, "--target-ess", 10, "--out", tmp_path / "lax")
-    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--seed", 2, "-q", "--out", tmp_path / "one")
+    ok("run", PRIOR, "--data", KYPHOSIS, "-n", 300, "--chains", 1, "--seed", 2, "-q",
+       "--out", tmp_path / "one")
     ok("report", tmp_path / "two", tmp_path / "lax", tmp_path / "one", "--out", tmp_path / "rep")
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
     runs = rep["convergence"]["runs"]
