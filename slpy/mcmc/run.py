@@ -96,6 +96,7 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
         cfg = prepare.resume_config(rd, {k: v for k, v in dict(cfg).items()
                                          if k in ("jobs", "iterations")}).resolved()
     else:
+        auto_jobs = dict(cfg).get("jobs") is None
         cfg = RunConfig.from_dict(cfg).resolved()
         rd.check_new(force)
     cfg.check()
@@ -109,6 +110,8 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
     if not cfg.family:
         cfg = cfg.replace(family=declared_family(cfg.prior, limits) or "tree")
     family = family_of(cfg)
+    if not resume and auto_jobs and type(family).__module__ == "__main__":
+        cfg = cfg.replace(jobs=1)   # a family defined in the user's script: not in workers
     cfg = cfg.replace(query=cfg.query or family.query)
     warm_up(cfg.proposal)             # while the data and the program load
     train, test = family.load_data(cfg)
