@@ -14,10 +14,12 @@ on a fixed 80/20 split (--split-seed 2005) with seeds 1-3. Per data set and samp
 "Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal CPU"
 runs again each sampler whose CPU-seconds differ from the reference sampler's (the
 first of --samplers) by more than 20%, with its iterations scaled to the reference's
-CPU time. SMC has no sweeps: it runs at equal CPU only, its particles set from a
-pilot run.
+CPU time (with --modes cpu alone, from a pilot of a tenth of the iterations, without
+the equal-sweeps runs). SMC has no sweeps: it runs at equal CPU only, its particles
+set from a pilot run. WF and LR are the first 600 rows of waveform and the first
+2,000 of letter; CHILD is a 20-node network (benchmarks/trust_net.py, needs pgmpy).
 
-    python benchmarks/trust.py [--data BCW,PIMA,LR] [--samplers default,before,smc]
+    python benchmarks/trust.py [--data BCW,PIMA,WF,LR,CHILD] [--samplers default,before,smc]
         [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--json FILE]
 """
 from __future__ import annotations
