@@ -54,7 +54,7 @@ def run_seed(seed: int, iterations: int, out: Path, temper: int, data: Path,
              proposal: str) -> dict:
     from slpy.mcmc.run import run
     cfg = dict(prior=str(PRIORS / "bn.slp"), data=str(data), iterations=iterations,
-               seed=seed, top=1, temper=temper, proposal=proposal)
+               seed=seed, top=1, temper=temper, proposal=proposal, chains=1)
     return run(cfg, out / f"seed{seed}", quiet=True)
 
 

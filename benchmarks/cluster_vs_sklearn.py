@@ -47,7 +47,7 @@ def slpy_runs(data: Path, iterations: int, seeds, proposal: str):
         for seed in seeds:
             t = time.process_time()
             out.append(run(dict(prior=str(PRIORS / "crp.slp"), data=str(data),
-                                iterations=iterations, seed=seed, temper=1,
+                                iterations=iterations, seed=seed, temper=1, chains=1,
                                 proposal=proposal, top=1),
                            Path(tmp) / f"seed{seed}", quiet=True))
             cpu.append(time.process_time() - t)

@@ -184,7 +184,7 @@ def curves_iid(ex, pts, top):
 
 
 # the sampler the page measured: one chain of prune-and-regrow, no burn-in
-PAPER_SAMPLER = ["--proposal", "uc", "--temper", "1", "--burn-in", "0"]
+PAPER_SAMPLER = ["--proposal", "uc", "--temper", "1", "--chains", "1", "--burn-in", "0"]
 
 
 def run_mcmc(prior, params, data_path, n, seed, rundir, log):

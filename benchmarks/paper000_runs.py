@@ -24,7 +24,7 @@ QUICK = dict(bcw=200, kyph=200, pima=200, fig5=200, fig8=200,
 
 # the paper's sampler: one chain, no burn-in (unless an experiment sets one), whatever
 # slpy run's defaults are
-PAPER = dict(temper=1, burn_in=0)
+PAPER = dict(temper=1, burn_in=0, chains=1)   # the papers' one chain a seed
 
 
 def plan(paths: dict, s: dict) -> dict:
@@ -113,7 +113,8 @@ def cmdline(cfg: dict) -> str:
     parts += ["-n", str(cfg["iterations"])]
     if cfg.get("burn_in"):
         parts += ["--burn-in", str(cfg["burn_in"])]
-    parts += ["--proposal", cfg["proposal"], "--temper", str(cfg.get("temper", 1))]
+    parts += ["--proposal", cfg["proposal"], "--temper", str(cfg.get("temper", 1)),
+              "--chains", str(cfg.get("chains", 1))]
     if not cfg.get("burn_in"):
         parts += ["--burn-in", "0"]
     for k, v in cfg.get("params", {}).items():

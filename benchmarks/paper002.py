@@ -49,7 +49,7 @@ def run_one(out: Path, name: str, iterations: int, temper: int, seed: int,
     tr, te = split_data(name, out, quick)
     cfg = dict(prior=str(PRIOR), data=str(tr), test=str(te), iterations=iterations,
                temper=temper, delta_t=DELTA_T, ladder="paper", swap="random", seed=seed,
-               proposal="uc", burn_in=0,
+               proposal="uc", burn_in=0, chains=1,
                thin=1, params={"alpha": 0.95, "beta": 1, "min_leaf": 5})
     started = datetime.now().isoformat(timespec="seconds")
     load0 = os.getloadavg()
@@ -104,7 +104,7 @@ def check_prefix(out: Path, n: int = 2000) -> bool:
     for it in (n, 2 * n):
         rd = out / "prefix_check" / f"K_{it}"
         run(dict(prior=str(PRIOR), data=str(tr), test=str(te), iterations=it, temper=4,
-                 ladder="paper", swap="random", proposal="uc", burn_in=0, seed=7), rd,
+                 chains=1, ladder="paper", swap="random", proposal="uc", burn_in=0, seed=7), rd,
             quiet=True, force=True)
         res.append((rd / "chain_0" / "trace.csv").read_text().splitlines())
     same = res[0] == res[1][:n + 1]

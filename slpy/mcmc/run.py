@@ -94,7 +94,9 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
     rd = RunDir(out, create=False)    # created once the checks below have passed
     if resume:
         cfg = prepare.resume_config(rd, {k: v for k, v in dict(cfg).items()
-                                         if k in ("jobs", "iterations")}).resolved()
+                                         if k in ("jobs", "iterations")})
+        auto_jobs = cfg.jobs is None
+        cfg = cfg.resolved()
     else:
         auto_jobs = dict(cfg).get("jobs") is None
         cfg = RunConfig.from_dict(cfg).resolved()
@@ -110,7 +112,7 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
     if not cfg.family:
         cfg = cfg.replace(family=declared_family(cfg.prior, limits) or "tree")
     family = family_of(cfg)
-    if not resume and auto_jobs and type(family).__module__ == "__main__":
+    if auto_jobs and type(family).__module__ == "__main__":
         cfg = cfg.replace(jobs=1)   # a family defined in the user's script: not in workers
     cfg = cfg.replace(query=cfg.query or family.query)
     warm_up(cfg.proposal)             # while the data and the program load
@@ -138,7 +140,9 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
             resume_rows = [0] * cfg.chains
         elif rd.read_manifest() is None:      # a run from before the manifest has one now
             rd.write_manifest("run", prepare.inputs(cfg))
-        rd.write_config(dict(cfg.to_dict(), format=FORMAT, slpy_version=__version__,
+        # --jobs left to the machine stays null: the same run on any machine, same bytes
+        rd.write_config(dict(cfg.to_dict(), jobs=None if auto_jobs else cfg.jobs,
+                             format=FORMAT, slpy_version=__version__,
                              data_hash=family.data_hash(train),
                              python=platform.python_version()))
         tasks = [ChainTask(cfg, i, prior_text, train, test, init_text, limits,
