@@ -305,8 +305,8 @@ def test_a_run_on_a_million_asia_cases_answers_as_the_true_network(tmp_path):
             lines.append(",".join(ASIA.LEVELS[k] for k in cfg) + f",{c}")
     (tmp_path / "asia.csv").write_text("\n".join(lines) + "\n")
     r = CliRunner().invoke(main, ["run", str(ROOT / "priors" / "bn.slp"), "--data",
-                                  str(tmp_path / "asia.csv"), "-n", "3000", "--seed", "1",
-                                  "-q", "--out", str(tmp_path / "run")])
+                                  str(tmp_path / "asia.csv"), "-n", "3000", "--chains", "1",
+                                  "--seed", "1", "-q", "--out", str(tmp_path / "run")])
     assert r.exit_code == 0, r.output
     post = load_posterior(tmp_path / "run")
     # most of the mass on Asia's class (0.69 measured; after 1,500 sweeps only 0.03: a
