@@ -163,7 +163,12 @@ class RunConfig(Mapping):
                 work = int(out.chains) * int(out.temper) * int(out.iterations)
             except (TypeError, ValueError):
                 work = 0                   # check() says what is wrong
-            out = out.replace(jobs=cores() if work >= PARALLEL_MIN_WORK else 1)
+            import multiprocessing
+            # inside a worker process (the user's own pool): no pool of ours in it,
+            # which would oversubscribe the cores and can deadlock after a fork
+            nested = multiprocessing.parent_process() is not None
+            out = out.replace(jobs=cores() if work >= PARALLEL_MIN_WORK and not nested
+                              else 1)
         if out.burn_in is None:
             out = out.replace(burn_in=int(out.iterations) // 10)
         return out

@@ -141,7 +141,8 @@ def test_a_chain_can_start_from_a_partition(tmp_path):
 def _co_clustering(seed):
     import tempfile
     with tempfile.TemporaryDirectory() as d:
-        s = run(dict(prior=PRIOR, data=DATA, iterations=200_000, seed=seed, temper=1),
+        s = run(dict(prior=PRIOR, data=DATA, iterations=200_000, seed=seed, temper=1,
+                     chains=1),
                 Path(d) / "r", quiet=True)
     return np.array(s["co_clustering"])
 
