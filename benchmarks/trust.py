@@ -56,6 +56,9 @@ SAMPLERS = {
     "4x2": dict(chains=4, temper=2),
     "4x4": dict(chains=4, temper=4),
     "4x8": dict(chains=4, temper=8),
+    # networks: every chain from the hill-climbed DAG (slpy.bn.greedy)
+    "4x8g": dict(chains=4, temper=8, init="greedy"),
+    "1x8g": dict(chains=1, temper=8, init="greedy"),
     "smc": dict(method="smc", chains=4),
 }
 

@@ -86,8 +86,9 @@ class ModelFamily:
         """Give `program` the data (its builtins) and return the run's Scorer."""
         raise NotImplementedError
 
-    def initial_term(self, cfg: dict, scorer: Scorer, train):
-        """A named start (``--init``) other than a file or the prior, or None."""
+    def initial_term(self, cfg: dict, model, train):
+        """A named start (``--init``) other than a file or the prior, or None. `model`:
+        the run's slpy.mcmc.model.PosteriorModel (its program and scorer)."""
         return None
 
     # -- after the chains -------------------------------------------------------------------

@@ -12,8 +12,9 @@ from __future__ import annotations
 from ..errors import RunError
 from ..family import ModelFamily, register
 from ..mcmc.moves import FamilyMove, register_move
+from ..terms.term import PrologError
 from . import moves
-from .dag import DAG, BNScorer, edge_marginals, parse_key, variables_of
+from .dag import DAG, BNScorer, _key_term, edge_marginals, parse_key, variables_of
 from .predict import load_train_test, predict_proba, predict_run
 from .score import FamilyScorer
 
@@ -50,6 +51,20 @@ class BNFamily(ModelFamily):
         fs = scorer.families
         dags = [(parse_key(k, scorer.names), v.count) for k, v in visits.items()]
         return predict_proba(train, fs.score, fs.ess, dags, test)
+
+    def initial_term(self, cfg, model, train):
+        """``--init greedy``: the hill-climbed DAG (slpy.bn.greedy) under the prior's
+        parameters link and max_parents (2/3 and no bound where it declares none)."""
+        if (cfg.get("init") or "prior") != "greedy":
+            return None
+        from .greedy import greedy_dag
+        try:
+            link = float(_param(model.program, "link", 2 / 3))
+            k = int(_param(model.program, "max_parents", len(model.scorer.names)))
+            ps = greedy_dag(model.scorer.families.local, len(model.scorer.names), k, link)
+        except (TypeError, ValueError, PrologError) as e:
+            raise RunError(f"--init greedy: {str(e).splitlines()[0]}") from None
+        return _key_term(model.scorer.key_of(ps))
 
     def describe(self, scorer, train, key, term=None):
         ps = scorer.parent_sets(term) if term is not None else parse_key(key, scorer.names)
@@ -88,3 +103,11 @@ BN = register(BNFamily())
 
 register_move(FamilyMove("parents", moves.check_name, moves.parents_applies,
                          moves.parents_move))
+
+
+def _param(program, name: str, default):
+    """The value of the prior's parameter `name` (its expression evaluated), or
+    `default` where the prior declares none."""
+    if name not in program.params and name not in program.param_overrides:
+        return default
+    return program.once(f"param({name}, P), X is P")["X"]

@@ -159,8 +159,8 @@ def _proposal(ctx, param, value):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The run's seed: the same seed gives the same run directory.")
 @click.option("--init", default="prior", show_default=True,
-              help="Start from a prior sample, `greedy` (slpy's CART tree) or a file "
-                   "holding a model term.")
+              help="Start from a prior sample, `greedy` (slpy's CART tree; for a network, "
+                   "a hill-climbed DAG) or a file holding a model term.")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
               help="How many of the most visited models to show.")
 @click.option("--out", type=click.Path(file_okay=False),

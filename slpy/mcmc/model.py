@@ -200,7 +200,7 @@ def initial_term(cfg, model, train, init_text: str | None = None):
     init = cfg.get("init") or "prior"
     if init == "prior":
         return None
-    named = family_of(cfg).initial_term(cfg, model.scorer, train)
+    named = family_of(cfg).initial_term(cfg, model, train)
     if named is not None:
         return named
     text = Path(init).read_text() if init_text is None else init_text

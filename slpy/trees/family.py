@@ -141,10 +141,10 @@ class TreeFamily(ModelFamily):
         return TreeScorer(program, make_likelihood(name, train, **hyper),
                           cfg.get("alpha", 1.0))
 
-    def initial_term(self, cfg, scorer, train):
+    def initial_term(self, cfg, model, train):
         if (cfg.get("init") or "prior") != "greedy":
             return None
-        return greedy_tree(scorer.rowsets, train,
+        return greedy_tree(model.scorer.rowsets, train,
                            min_leaf=int(cfg.get("params", {}).get("min_leaf", 5)))
 
     def describe(self, scorer, train, key, term=None):
