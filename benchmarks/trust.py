@@ -20,7 +20,7 @@ set from a pilot run. WF and LR are the first 600 rows of waveform and the first
 2,000 of letter; CHILD is a 20-node network (benchmarks/trust_net.py, needs pgmpy).
 
     python benchmarks/trust.py [--data BCW,PIMA,WF,LR,CHILD] [--samplers default,before,smc]
-        [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--json FILE]
+        [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--ref-cpu S] [--json FILE]
 """
 from __future__ import annotations
 
@@ -152,10 +152,12 @@ TREE_HEADER = ("| data | sampler | mode | sweeps | CPU s/seed | mean |dp| | max 
                "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def compare(data, names, seeds, modes, iterations, one_run, summarise, row) -> dict:
+def compare(data, names, seeds, modes, iterations, one_run, summarise, row,
+            ref_cpu=None) -> dict:
     """Every sampler on one data set: the first (the reference) at `iterations`, the
-    others at equal sweeps and/or at the reference's CPU time."""
-    results, ref_cpu = {}, None
+    others at equal sweeps and/or at the reference's CPU time (`ref_cpu` when given, a
+    reference measured before: then every sampler is set to it)."""
+    results = {}
 
     def at(settings, iters, mode):
         s = summarise([one_run(data, settings, x, iters) for x in seeds])
@@ -200,8 +202,13 @@ def main(argv=None) -> int:
     ap.add_argument("--iterations", type=int, default=10000)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--modes", default="sweeps,cpu")
+    ap.add_argument("--ref-cpu", type=float,
+                    help="CPU-seconds a seed to give every sampler (with --modes cpu), "
+                         "instead of the first sampler's: a reference already measured")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
+    if a.ref_cpu and "sweeps" in a.modes.split(","):
+        ap.error("--ref-cpu goes with --modes cpu")
     seeds = [int(x) for x in a.seeds.split(",")]
     modes = a.modes.split(",")
     names = a.samplers.split(",")
@@ -224,7 +231,8 @@ def main(argv=None) -> int:
                 print(TREE_HEADER)
                 header = True
             bench = (one_run, summarise, row)
-        results.update(compare(data, names, seeds, modes, a.iterations, *bench))
+        results.update(compare(data, names, seeds, modes, a.iterations, *bench,
+                               ref_cpu=a.ref_cpu))
     if a.json:
         Path(a.json).write_text(json.dumps(
             {" ".join(k): v for k, v in results.items()}, indent=1))

@@ -5,7 +5,8 @@ parents) with each sampler and seed, beside pgmpy's hill climbing (BDeu, ess 1, 
 3 parents) and the true network.
 
 Per sampler: sweeps a chain, CPU-seconds a seed, the largest difference of an edge's
-posterior marginal between two seeds, R-hat of the log-likelihood over a run's chains,
+posterior marginal between two seeds, and of a link's either way and of a compelled
+arrow's in the equivalence classes (the CPDAGs of slpy.bn.cpdag), R-hat of the log-likelihood over a run's chains,
 the best DAG's BDeu score (pgmpy's scorer, the median and best over the seeds) and its
 structural Hamming distance to the true DAG (a missing, extra or reversed edge counts
 1). Needs pgmpy (benchmarks/_pgmpy_ref.py says how to install it).
@@ -61,12 +62,26 @@ def one_run(csv: str, settings: dict, seed: int, iterations: int, cpu) -> dict:
         t0 = cpu()
         s = run(cfg, out, quiet=True, force=True)
         seconds = cpu() - t0
+        classes = _classes(Path(out) / "models.csv", s["variables"])
     names = s["variables"]
     ps = parse_key(s["best_model"], names)
     best = sorted((names[j], names[i]) for i, p in enumerate(ps) for j in p)
     conv = (s.get("convergence") or {}).get("log_lik") or {}
     return {"seconds": seconds, "sweeps": iterations, "marg": s["edge_marginals"],
+            "links": classes["adjacent"], "compelled": classes["compelled"],
             "best": best, "rhat": conv.get("rhat"), "converged": s.get("converged")}
+
+
+def _classes(models_csv: Path, names) -> dict:
+    """The posterior marginals of the run's equivalence classes (slpy.bn.cpdag): a
+    link either way, and an arrow compelled in the class."""
+    import csv as _csv
+    from slpy.bn.cpdag import cpdag_marginals
+    from slpy.bn.family import parse_key
+    with open(models_csv, newline="") as f:
+        rows = [r for r in _csv.DictReader(f) if float(r["prob"]) > 0]
+    return cpdag_marginals([parse_key(r["model"], names) for r in rows],
+                           [float(r["prob"]) for r in rows], len(names))
 
 
 def summarise(csv: str, truth, runs: list[dict]) -> dict:
@@ -78,10 +93,17 @@ def summarise(csv: str, truth, runs: list[dict]) -> dict:
     rh = [r["rhat"] for r in runs if r["rhat"] is not None]
     return {"cpu_s": float(np.median([r["seconds"] for r in runs])),
             "sweeps": runs[0]["sweeps"], "max_edge_d": float(dmax),
+            "max_link_d": _max_diff(runs, "links"),
+            "max_compelled_d": _max_diff(runs, "compelled"),
             "score_median": float(np.median(scores)), "score_best": float(max(scores)),
             "shd": [shd(r["best"], truth) for r in runs],
             "rhat": max(rh) if rh else None,
             "converged": sum(bool(r["converged"]) for r in runs), "seeds": len(runs)}
+
+
+def _max_diff(runs, key) -> float:
+    return max((float(np.abs(a[key] - b[key]).max())
+                for a, b in itertools.combinations(runs, 2)), default=0.0)
 
 
 def reference(csv: str, truth) -> dict:
@@ -101,11 +123,13 @@ def reference(csv: str, truth) -> dict:
 def row(name: str, mode: str, s: dict) -> str:
     r = "n/a" if s["rhat"] is None else f"{s['rhat']:.3f}"
     return (f"| CHILD | {name} | {mode} | {s['sweeps']:,} | {s['cpu_s']:.1f} | "
-            f"{s['max_edge_d']:.3f} | {r} | {s['score_median']:.1f} "
+            f"{s['max_edge_d']:.3f} | {s['max_link_d']:.3f} | "
+            f"{s['max_compelled_d']:.3f} | {r} | {s['score_median']:.1f} "
             f"({s['score_best']:.1f}) | {', '.join(map(str, s['shd']))} | "
             f"{s['converged']}/{s['seeds']} |")
 
 
-HEADER = ("| data | sampler | mode | sweeps | CPU s/seed | max edge-marginal d | R-hat "
+HEADER = ("| data | sampler | mode | sweeps | CPU s/seed | max edge-marginal d "
+          "| max link d | max compelled d | R-hat "
           "| best DAG's BDeu: median (best) | SHD to truth | converged |\n"
-          "|---|---|---|---|---|---|---|---|---|---|")
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
