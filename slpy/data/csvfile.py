@@ -4,8 +4,9 @@ pandas reads a 200,000-row file some 40 times faster than the csv module and a N
 conversion per column (benchmarks/csv_load.py, docs/benchmarks.md), so it reads the
 values. A small file whose values are plain (numbers pandas and Python both read to
 the same float, texts without spaces or quotes) is read by the csv module alone:
-importing pandas costs a short run a sixth of a second and 30 MB (issue 27). The csv module reads the file again, record by record, only when a message
-needs a line number or pandas' reading cannot be trusted to have caught a malformed
+importing pandas costs a short run a sixth of a second and 30 MB (issue 27). The csv
+module reads a file pandas read again, record by record, only when a message needs a
+line number or pandas' reading cannot be trusted to have caught a malformed
 row (a row with too few fields reads as missing values): :meth:`Table.lines` is lazy.
 Messages are the ones the reader had before pandas: one line naming the file (and the
 line where one applies).
@@ -16,6 +17,7 @@ import csv
 import io
 import math
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,11 +137,16 @@ class Table:
         return self._lines
 
 
-# files up to this size may be read without pandas (its C parser pays off beyond)
-PLAIN_MAX_BYTES = 1 << 20
+# files up to this size may be read without pandas: the csv module reads 128 KiB in
+# about 65 ms, pandas' import takes 160 ms (beyond, or once pandas is loaded, pandas)
+PLAIN_MAX_BYTES = 128 << 10
 # a number both parsers read to the same double: at most 15 significant digits and a
 # small exponent make it one exact integer times or over one exact power of ten
 _PLAIN_NUMBER = re.compile(r"-?(\d*)\.?(\d*)(?:[eE]([+-]?\d{1,2}))?")
+
+
+def _pandas_loaded() -> bool:
+    return "pandas" in sys.modules
 
 
 def _plain_number(text: str) -> float | None:
@@ -218,8 +225,12 @@ def read_table(path, text_columns=lambda header: (), missing=()) -> Table:
     header = [h.strip() for h in names]
     keep_text = set(text_columns(header))
     text_pos = {j: str for j, h in enumerate(header) if h in keep_text}
-    if len(raw) <= PLAIN_MAX_BYTES and b'"' not in raw:
-        columns = _plain_columns([r for _, r in records], len(header), text_pos, missing)
+    if len(raw) <= PLAIN_MAX_BYTES and b'"' not in raw and not _pandas_loaded():
+        try:
+            columns = _plain_columns([r for _, r in records], len(header), text_pos,
+                                     missing)
+        except DataError:        # what the csv module refuses, pandas may read
+            columns = None
         if columns is not None:
             return Table(path, header, header_line, None, raw, columns)
     import pandas as pd

@@ -13,12 +13,18 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "data"
 
 
+@pytest.fixture(autouse=True)
+def _as_in_a_fresh_process(monkeypatch):
+    # the plain reader is for a process that has not loaded pandas (this one may have)
+    monkeypatch.setattr(csvfile, "_pandas_loaded", lambda: False)
+
+
 def _both(path, text=lambda header: ["class"], missing=MISSING, monkeypatch=None):
     """(the table as read, the table pandas reads)."""
     plain = csvfile.read_table(path, text, missing)
-    monkeypatch.setattr(csvfile, "PLAIN_MAX_BYTES", -1)
-    pandas = csvfile.read_table(path, text, missing)
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(csvfile, "PLAIN_MAX_BYTES", -1)
+        pandas = csvfile.read_table(path, text, missing)
     assert pandas.columns is None
     return plain, pandas
 
@@ -40,6 +46,12 @@ def _same(a, b):
 def test_the_bundled_files_read_as_pandas_reads_them(name, monkeypatch):
     plain, pandas = _both(DATA / name, monkeypatch=monkeypatch)
     assert plain.columns is not None         # they are plain: no pandas
+    _same(plain, pandas)
+
+
+def test_a_file_of_texts_reads_as_pandas_reads_it(monkeypatch):
+    plain, pandas = _both(DATA / "asia.csv", lambda header: header, monkeypatch=monkeypatch)
+    assert plain.columns is not None
     _same(plain, pandas)
 
 
@@ -106,3 +118,9 @@ def test_a_dataset_is_the_same_either_way(monkeypatch):
     b = load_csv(DATA / "bcw.csv")
     assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
     assert a.classes == b.classes and a.feature_names == b.feature_names
+
+
+def test_a_large_file_or_a_process_with_pandas_goes_to_pandas(monkeypatch):
+    assert csvfile.read_table(DATA / "letter.csv", lambda h: ["class"]).columns is None
+    monkeypatch.setattr(csvfile, "_pandas_loaded", lambda: True)
+    assert csvfile.read_table(DATA / "bcw.csv", lambda h: ["class"]).columns is None
