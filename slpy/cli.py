@@ -20,7 +20,6 @@ from ._version import __version__
 from . import limits as _limits
 from .cliopts import categorical_option, load_data, missing_option, target_option
 from .lang.syntax_errors import SlpSyntaxError, format_error, format_load_error
-from .logic.check import check_program
 from .logic.kinds import Halt
 from .logic.program import LoadErrors, Program
 from .logic.proof import build_tree
@@ -420,6 +419,7 @@ def check(files, strict, sampler, data, rows, columns, params, query, family, ta
     if data or rows or columns or params or query or family or proposals:
         raise click.UsageError("--data, --rows, --columns, -p, --query, --family and "
                                "--proposal are options of --sampler")
+    from .logic.check import check_program      # the reader (lark): not for --version
     probs = check_program(files, **_limits.program_limits(timeout, max_steps, max_memory,
                                                            allow_load))
     for line in probs.lines():

@@ -31,7 +31,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import fft, stats
+
+# SciPy is imported where it is used: scipy.stats alone takes half a second to import
+# and a run needs none of it before its chains have drawn
 
 __all__ = ["rhat", "ess", "ess_tail", "RHAT_LIMIT", "trace_diagnostics", "equal_length"]
 
@@ -55,9 +57,22 @@ def _split(a: np.ndarray) -> np.ndarray:
     return np.vstack([a[:, :half], a[:, a.shape[1] - half:]])
 
 
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    """1-based ranks of the flattened a, ties sharing their average rank (as
+    scipy.stats.rankdata(a, method="average"), to the bit: each is k/2 of an integer k)."""
+    x = a.ravel()
+    order = np.argsort(x, kind="mergesort")
+    s = x[order]
+    new = np.r_[True, s[1:] != s[:-1]]           # the first of each run of equal values
+    dense = np.cumsum(new)[np.argsort(order, kind="mergesort")]
+    count = np.r_[np.nonzero(new)[0], len(x)]    # 0-based start of each run, then n
+    return 0.5 * (count[dense] + count[dense - 1] + 1)
+
+
 def _z_scale(a: np.ndarray) -> np.ndarray:
-    r = stats.rankdata(a, method="average").reshape(a.shape)
-    return stats.norm.ppf((r - 0.375) / (a.size - 0.75 + 1.0))
+    from scipy.special import ndtri      # = scipy.stats.norm.ppf, without scipy.stats
+    r = _average_ranks(a).reshape(a.shape)
+    return ndtri((r - 0.375) / (a.size - 0.75 + 1.0))
 
 
 def _rhat_classic(a: np.ndarray) -> float:
@@ -84,6 +99,7 @@ def rhat(x: np.ndarray) -> float:
 
 def _autocov(a: np.ndarray) -> np.ndarray:
     """Autocovariance of each row at every lag (FFT, biased: divided by n)."""
+    from scipy import fft
     n = a.shape[1]
     c = a - a.mean(axis=1, keepdims=True)
     f = fft.rfft(c, n=fft.next_fast_len(2 * n), axis=1)

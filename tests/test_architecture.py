@@ -266,6 +266,36 @@ def test_import_slpy_does_not_load_the_plugins():
     assert out.split("\n")[1] == "True"
 
 
+
+# what `slpy --version` must not wait for: numba and llvmlite alone take a second, pandas,
+# scipy and numpy a tenth each (issue 27: the whole command in under 0.3 s)
+HEAVY = ("numba", "llvmlite", "pandas", "scipy", "numpy")
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    import subprocess
+    code = ("import sys\n"
+            "from slpy.cli import main\n"
+            "heavy = lambda: sorted({m.split('.')[0] for m in sys.modules} & set(%r))\n"
+            "print(heavy())\n"
+            "for args in (['--version'], ['--help'], ['run', '--help'], ['exact', '--help']):\n"
+            "    try:\n"
+            "        main(args)\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "    print(heavy())\n" % (HEAVY,))
+    out = subprocess.run([sys.executable, "-c", code], cwd=SLPY.parent, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    loaded = [line for line in out if line.startswith("[")]
+    assert loaded == ["[]"] * 5, out
+    # --help still lists every command, each with its one-line help
+    assert all(f"  {c} " in "\n".join(out) for c in
+               ("run", "exact", "learn", "compare", "report", "predict", "query", "export"))
+    # and the check sees a heavy import: a command that runs loads them
+    code = "import sys, slpy.cli, slpy.learning.em; print('scipy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=SLPY.parent, capture_output=True,
+                          text=True, check=True).stdout == "True\n"
+
 # -- docs/architecture.md stays true ----------------------------------------------------
 
 ARCH_DOC = SLPY.parent / "docs" / "architecture.md"

@@ -61,11 +61,11 @@ def test_bad_usage_is_one_line_and_non_zero():
 
 
 def test_debug_shows_tracebacks_of_internal_errors(monkeypatch):
-    import slpy.cli
+    import slpy.logic.check       # `slpy check` imports it when it runs
 
     def boom(*a, **k):
         raise RuntimeError("boom")
-    monkeypatch.setattr(slpy.cli, "check_program", boom)
+    monkeypatch.setattr(slpy.logic.check, "check_program", boom)
     r = cli("check", DATA / "clean.slp")
     assert _one_line_error(r, 1) == "Error: internal error: RuntimeError: boom"
     r = cli("--debug", "check", DATA / "clean.slp")

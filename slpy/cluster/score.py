@@ -33,7 +33,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
 
 from . import _kernels as K
 from .data import ClusterData
@@ -139,6 +138,7 @@ class BlockScorer:
         posterior predictive, Student-t for a numeric column and (c_l + g) /
         (m + r g) for a categorical one. `rows` may be empty (the prior
         predictive: a new cluster)."""
+        from scipy.special import gammaln    # a fifth of a second: not for a tree run
         h = self.hyper
         idx = np.asarray(sorted(rows), dtype=np.int64)
         m = len(idx)

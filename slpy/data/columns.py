@@ -28,9 +28,15 @@ def _parse_float(text: str) -> float | None:
 
 def _encode_classes(labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
     """Codes into the sorted unique labels; numeric labels sort as numbers."""
-    import pandas as pd
-    codes, uniq = pd.factorize(np.asarray(labels, dtype=object))   # hashing, in C
-    uniq = [str(u) for u in uniq.tolist()]
+    if all(type(x) is str for x in labels):
+        index: dict = {}
+        codes = np.fromiter((index.setdefault(x, len(index)) for x in labels),
+                            dtype=np.int64, count=len(labels))
+        uniq = list(index)
+    else:                 # numbers and texts: pandas tells 1 from 1.0 from "1"
+        import pandas as pd
+        codes, uniq = pd.factorize(np.asarray(labels, dtype=object))   # hashing, in C
+        uniq = [str(u) for u in uniq.tolist()]
     nums = [_parse_float(s) for s in uniq]
     order = sorted(range(len(uniq)), key=(lambda k: (nums[k], uniq[k])) if all(
         v is not None for v in nums) else (lambda k: uniq[k]))
@@ -79,17 +85,15 @@ def _column(table: Table, j: int, miss: set):
     """(values, missing mask) of column j: float64 numbers as pandas parsed them, or a
     Factor of texts stripped of spaces (a text that is a missing marker once stripped
     is missing)."""
-    import pandas as pd
-    col = table.frame[j]
-    if col.dtype.kind in "fiub":
-        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-        return values, np.isnan(values)
-    codes, uniq = pd.factorize(col, use_na_sentinel=True)     # missing: -1
+    col = table.column(j)
+    if isinstance(col, np.ndarray):
+        return col, np.isnan(col)
+    codes, uniq = col                                        # missing: -1
     index: dict = {}
     remap = np.empty(len(uniq) + 1, dtype=np.int64)
     remap[-1] = -1
-    for k, u in enumerate(uniq.tolist()):
-        t = str(u).strip()
+    for k, u in enumerate(uniq):
+        t = u.strip()
         remap[k] = -1 if t in miss else index.setdefault(t, len(index))
     codes = remap[codes]
     return _Factor(codes, list(index)), codes < 0

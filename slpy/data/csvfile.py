@@ -2,8 +2,11 @@
 
 pandas reads a 200,000-row file some 40 times faster than the csv module and a NumPy
 conversion per column (benchmarks/csv_load.py, docs/benchmarks.md), so it reads the
-values. The csv module reads the file again, record by record, only when a message
-needs a line number or pandas' reading cannot be trusted to have caught a malformed
+values. A small file whose values are plain (numbers pandas and Python both read to
+the same float, texts without spaces or quotes) is read by the csv module alone:
+importing pandas costs a short run a sixth of a second and 30 MB (issue 27). The csv
+module reads a file pandas read again, record by record, only when a message needs a
+line number or pandas' reading cannot be trusted to have caught a malformed
 row (a row with too few fields reads as missing values): :meth:`Table.lines` is lazy.
 Messages are the ones the reader had before pandas: one line naming the file (and the
 line where one applies).
@@ -12,6 +15,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,14 +91,17 @@ def scan_records(path: Path, text: str):
 
 @dataclass(eq=False)
 class Table:
-    """A CSV file's header (names stripped of spaces) and its data rows as a pandas
-    DataFrame whose columns are the header's positions 0, 1, ... Missing-value markers
-    read as NaN; the columns named in ``text_columns`` of :func:`read_table` hold text."""
+    """A CSV file's header (names stripped of spaces) and its data rows: a pandas
+    DataFrame whose columns are the header's positions 0, 1, ..., or (a small plain
+    file) ``columns``, the same values as :func:`_plain_columns` reads them. Missing-value
+    markers read as NaN; the columns named in ``text_columns`` of :func:`read_table` hold
+    text."""
     path: Path
     header: list
     header_line: int
     frame: object
     raw: bytes = field(repr=False)
+    columns: list | None = field(default=None, repr=False)
     _lines: np.ndarray | None = field(default=None, repr=False)
 
     @property
@@ -101,16 +110,87 @@ class Table:
 
     @property
     def n_rows(self) -> int:
+        if self.columns is not None:
+            c = self.columns[0]
+            return len(c if isinstance(c, np.ndarray) else c[0])
         return len(self.frame)
+
+    def column(self, j: int):
+        """Column j: float64 numbers (NaN: missing), or a text column as (codes into
+        its distinct texts in order of first appearance, -1: missing; the texts)."""
+        if self.columns is not None:
+            return self.columns[j]
+        import pandas as pd
+        col = self.frame[j]
+        if col.dtype.kind in "fiub":
+            return col.to_numpy(dtype=np.float64, na_value=np.nan)
+        codes, uniq = pd.factorize(col, use_na_sentinel=True)     # missing: -1
+        return codes.astype(np.int64), [str(u) for u in uniq.tolist()]
 
     def lines(self) -> np.ndarray:
         """The line number of each data row (the first line of its record)."""
         if self._lines is None:
             self._lines = record_lines(self.path, self.text, len(self.header))
-            if len(self._lines) != len(self.frame):   # pragma: no cover - parsers disagree
+            if len(self._lines) != self.n_rows:   # pragma: no cover - parsers disagree
                 raise DataError(self.path, "not a valid CSV file (its records could not "
                                            "be told apart)")
         return self._lines
+
+
+# files up to this size may be read without pandas: the csv module reads 128 KiB in
+# about 65 ms, pandas' import takes 160 ms (beyond, or once pandas is loaded, pandas)
+PLAIN_MAX_BYTES = 128 << 10
+# a number both parsers read to the same double: at most 15 significant digits and a
+# small exponent make it one exact integer times or over one exact power of ten
+_PLAIN_NUMBER = re.compile(r"-?(\d*)\.?(\d*)(?:[eE]([+-]?\d{1,2}))?")
+
+
+def _pandas_loaded() -> bool:
+    return "pandas" in sys.modules
+
+
+def _plain_number(text: str) -> float | None:
+    m = _PLAIN_NUMBER.fullmatch(text)
+    if m is None or not (m.group(1) or m.group(2)):
+        return None
+    digits = (m.group(1) + m.group(2)).lstrip("0")
+    exp = int(m.group(3) or 0) - len(m.group(2))
+    if len(digits) > 15 or abs(exp) > 22:
+        return None
+    v = float(text)
+    return None if v == 0 and text.startswith("-") else v   # -0: int 0 for pandas
+
+
+def _plain_columns(records: list, width: int, text_pos, missing) -> list | None:
+    """The columns of the data records as Table.column gives them, or None when the
+    file is not plain (pandas then reads it): a row of another width, a text with
+    surrounding spaces, a number column with a value that is not a plain number, or
+    a column with no value."""
+    if any(len(r) != width for r in records):
+        return None
+    miss = set(missing)
+    out = []
+    for j in range(width):
+        fields = [r[j] for r in records]
+        if j in text_pos:
+            index: dict = {}
+            codes = np.empty(len(fields), dtype=np.int64)
+            for i, f in enumerate(fields):
+                if f != f.strip():
+                    return None
+                codes[i] = -1 if f in miss else index.setdefault(f, len(index))
+            out.append((codes, list(index)))
+            continue
+        values = np.empty(len(fields), dtype=np.float64)
+        for i, f in enumerate(fields):
+            v = math.nan if f in miss else _plain_number(f)
+            if v is None:
+                return None
+            values[i] = v
+        if len(values) and np.isnan(values).all():
+            return None
+        out.append(values)
+    return out
 
 
 def record_lines(path: Path, text: str, width: int) -> np.ndarray:
@@ -134,17 +214,26 @@ def read_table(path, text_columns=lambda header: (), missing=()) -> Table:
     missing value (read as NaN). Every row must have as many fields as the header
     (DataError otherwise).
     """
-    import pandas as pd
     path = Path(path)
     raw = _bytes(path)
     text = raw.decode("utf-8-sig")
-    first = next(scan_records(path, text), None)
+    records = scan_records(path, text)
+    first = next(records, None)
     if first is None:
         raise DataError(path, "empty file")
     header_line, names = first
     header = [h.strip() for h in names]
     keep_text = set(text_columns(header))
     text_pos = {j: str for j, h in enumerate(header) if h in keep_text}
+    if len(raw) <= PLAIN_MAX_BYTES and b'"' not in raw and not _pandas_loaded():
+        try:
+            columns = _plain_columns([r for _, r in records], len(header), text_pos,
+                                     missing)
+        except DataError:        # what the csv module refuses, pandas may read
+            columns = None
+        if columns is not None:
+            return Table(path, header, header_line, None, raw, columns)
+    import pandas as pd
     try:
         with warnings.catch_warnings():
             # a first row longer than the header would silently lose a column

@@ -12,9 +12,10 @@
 """
 from __future__ import annotations
 
-from .params import LearnError
-from .em import learn, LearnResult
-from .observations import load_observations, parse_observations
+# em, params and observations load numpy and scipy: on first use, so that
+# `slpy --version` (which imports the `slpy learn` command, in .cli) does not
+_LAZY = {"LearnError": "params", "learn": "em", "LearnResult": "em",
+         "load_observations": "observations", "parse_observations": "observations"}
 
 __all__ = ["learn", "LearnResult", "LearnError", "load_observations", "parse_observations",
            "mpe", "write_labels"]
@@ -30,3 +31,11 @@ def write_labels(result, path, estimate: str = "map") -> str:
     """The text of the program file at path with the learned labels (slpy.learning.write)."""
     from .write import write_labels as _w
     return _w(result, path, estimate)
+
+
+def __getattr__(name):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)

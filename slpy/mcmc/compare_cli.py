@@ -14,7 +14,7 @@ import click
 
 from .. import limits as _limits
 from ..cliopts import target_option
-from .evidence import SMC_DEFAULTS, compare_priors
+from .config import SMC_DEFAULTS
 
 __all__ = ["compare_cmd"]
 
@@ -92,6 +92,7 @@ def compare_cmd(priors, data, target, params, family, islands, particles, smc_st
             results[p] = (z, se)
             seconds += sec
             click.echo(f"{p}: log evidence {z:.4f} (standard error {se:.4f})", err=True)
+    from .evidence import compare_priors
     rows = compare_priors(results)
     w = max(len(r["prior"]) for r in rows)
     click.echo(f"evidence of {data} under {len(rows)} priors ({islands} SMC islands of "

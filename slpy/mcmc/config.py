@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from ..errors import RunError
 from ..family import FamilyError, get as get_family
 from .moves import DEFAULT_PROPOSAL, check_proposal
-from .tempering import ladder
 
 __all__ = ["RunConfig", "Tempering", "RECOMMENDED_TEMPERING", "DEFAULT_CHAINS",
-           "DEFAULT_ITERATIONS", "cores", "family_of", "RunError"]
+           "DEFAULT_ITERATIONS", "SMC_DEFAULTS", "cores", "family_of", "RunError"]
 
 # tempering as the mixing benchmark (benchmarks/mixing.py) found best at equal CPU time
 RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
@@ -29,6 +28,9 @@ RECOMMENDED_TEMPERING = dict(temper=8, min_heat=0.05, swap="neighbours")
 # the CPU of one chain of 8 for 10,000 (docs/benchmarks.md)
 DEFAULT_CHAINS = 4
 DEFAULT_ITERATIONS = 2500
+# particles and MCMC steps a heat: what benchmarks/trust.py found enough for GROWTREE
+# on Kyphosis to match the exact log evidence to about 0.02 nats an island
+SMC_DEFAULTS = dict(particles=1000, smc_steps=5)
 # below this many replica-iterations (chains x replicas x iterations) a run stays in one
 # process by default: starting a worker costs seconds of imports
 PARALLEL_MIN_WORK = 50_000
@@ -56,6 +58,7 @@ class Tempering:
     adapt: bool
 
     def heats(self) -> list[float]:
+        from .tempering import ladder      # numpy: not for `slpy --version`
         return ladder(self.k, self.ladder, self.delta_t, self.min_heat)
 
 

@@ -44,13 +44,17 @@ def map_tasks(tasks, n_jobs=None) -> list:
 def backend(name: str, scheduler: str | None = None, jobs: int = 1):
     """joblib's parallel_config for `name`, with its cluster connected (or a local
     one started and stopped)."""
-    from joblib import parallel_config
     if name == "loky":
         if scheduler is not None:
             raise RunError("--scheduler is for --backend dask or ray")
+        if jobs == 1:              # all in this process: no need of joblib (its import
+            yield                  # is a twentieth of a second of a short run)
+            return
+        from joblib import parallel_config
         with parallel_config(backend="loky"):
             yield
         return
+    from joblib import parallel_config
     if name == "dask":
         with _dask_client(scheduler, jobs), parallel_config(backend="dask"):
             yield

@@ -16,15 +16,13 @@ from collections import Counter
 
 import numpy as np
 
+from .config import SMC_DEFAULTS  # noqa: F401  (in __all__)
 from .output import ChainOutput, Trace, Visit
 from .seeds import chain_rng
 from .smc import pool_evidence, smc
 
 __all__ = ["run_island", "evidence_summary", "compare_priors", "SMC_DEFAULTS"]
 
-# particles and MCMC steps a heat: what benchmarks/trust.py found enough for GROWTREE
-# on Kyphosis to match the exact log evidence to about 0.02 nats an island
-SMC_DEFAULTS = dict(particles=1000, smc_steps=5)
 
 
 def run_island(task, model, progress=None) -> ChainOutput:

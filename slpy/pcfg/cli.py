@@ -15,7 +15,6 @@ import math
 import time
 
 import click
-import numpy as np
 
 from .. import limits as _limits
 from ..cliopts import (categorical_option, force_option, load_data, missing_option,
@@ -150,6 +149,7 @@ def _exact(prior, data, target, missing, categorical, test_path, bucket, bucket_
            max_row_sets, seed, timeout, max_steps, max_memory, allow_load, quiet):
     t_start = time.perf_counter()
     timings = {}
+    import numpy as np
     import slpy.pcfg.builtins  # noqa: F401  (registers phi_stop_prob/4, phi_split/4)
     from ..logic.program import Program
     from ..terms.term import PrologError
@@ -303,12 +303,14 @@ class _Report:
         return out
 
     def _tabled_predictive(self):
+        import numpy as np
         acc = np.zeros((self.test.n_rows, self.train.n_classes))
         for lp, d in self.m.post.enumerate():
             acc += math.exp(lp) * self.tree(d).predict_proba(self.test.X)
         return acc
 
     def render(self, best, drawn, pred):
+        import numpy as np
         m = self.m
         post = m.post
         d = m.describe()

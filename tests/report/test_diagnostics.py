@@ -101,3 +101,20 @@ def test_trace_diagnostics_is_json_safe():
 def test_equal_length_cuts_to_the_shortest():
     x = equal_length([np.arange(5), np.arange(3), np.arange(4)])
     assert x.shape == (3, 3) and (x[0] == [0, 1, 2]).all()
+
+
+def test_ranks_and_normal_quantiles_are_scipy_stats_to_the_bit():
+    # diagnostics does without scipy.stats (half a second to import): its own average
+    # ranks and scipy.special's ndtri must give what rankdata and norm.ppf give
+    from scipy import special, stats
+    from slpy.diagnostics import _average_ranks
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(1, 400))
+        x = (rng.integers(0, int(rng.integers(1, 12)), size=n).astype(float) if trial % 2
+             else rng.normal(size=n))
+        r = _average_ranks(x)
+        assert np.array_equal(r, stats.rankdata(x, method="average")), trial
+        q = (r - 0.375) / (n + 0.25)
+        assert np.array_equal(special.ndtri(q), stats.norm.ppf(q)), trial
+    assert _average_ranks(np.array([[3.0, 1.0], [3.0, 2.0]])).tolist() == [3.5, 1, 3.5, 2]
