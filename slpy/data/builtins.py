@@ -30,6 +30,8 @@ gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from ..logic.arith import eval_arith
@@ -51,7 +53,7 @@ class DataState:
     feature's levels (None for a numeric one), and the cache of each row set's valid
     splits."""
     __slots__ = ("dataset", "rowsets", "feature_index", "feature_atoms", "feature_levels",
-                 "split_cache")
+                 "split_cache", "plain")
 
     def __init__(self, dataset, rowsets):
         self.dataset = dataset
@@ -60,6 +62,7 @@ class DataState:
         self.feature_atoms = [atom(n) for n in dataset.feature_names]
         self.feature_levels = dataset.levels or [None] * dataset.n_features
         self.split_cache: dict = {}
+        self.plain = dataset.plain      # read at every new row set's split choice
         rowsets.on_clear(self.split_cache.clear)
 
 
@@ -166,7 +169,7 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         fa = st.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
-        if st.dataset.plain:
+        if st.plain:
             def value(i):
                 f, t, l, r = sl[i]
                 return Struct("split", (fa[f], threshold_value(t), rows_term(l),
@@ -183,13 +186,24 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
 
+        blocks: dict = {}     # feature (or split code) -> (first, end) of its splits
+        tlist: list = []
+
         def index_of(k):
-            # splits are in (feature, threshold) order: two binary searches
+            # splits are in (feature, threshold) order: the feature's block (all found
+            # at the first call), then a binary search of its thresholds
             f, t = k
-            lo = int(np.searchsorted(feats, f, "left"))
-            hi = int(np.searchsorted(feats, f, "right"))
-            j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
-            return j if j < hi and thrs[j] == t else None
+            if not tlist and len(thrs):
+                codes, first = np.unique(feats, return_index=True)
+                ends = first[1:].tolist() + [len(feats)]
+                blocks.update(zip(codes.tolist(), zip(first.tolist(), ends)))
+                tlist.extend(thrs.tolist())
+            b = blocks.get(f)
+            if b is None:
+                return None
+            lo, hi = b
+            j = bisect_left(tlist, t, lo, hi)
+            return j if j < hi and tlist[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
         _remember(st.split_cache, key, u)

@@ -340,7 +340,16 @@ class Replay:
             node.fresh = False
             node.cands = cands
             node.total = old._total
-            if not unify(target, old.value, eng.trail):
+            t = target
+            while type(t) is Var:
+                r = t.ref
+                if r is None:
+                    break
+                t = r
+            if type(t) is Var:     # the usual unbound output: bound without unify
+                t.ref = old.value
+                eng.trail.append(t)
+            elif not unify(t, old.value, eng.trail):
                 raise ReplayReject()
             node.chosen = node.key = old.key
             node.value = old.value
@@ -390,11 +399,14 @@ def _same_call(args, old, target=None):
     oargs = old.args if type(old) is Struct else ()
     if len(oargs) != len(args):
         return False
-    if target is not None:
-        args = tuple([Var() if a is target else a for a in args])
     nvars = 0
     for a, b in zip(args, oargs):
         if a is b:  # replay passes on the recorded (ground) terms themselves
+            continue
+        if a is target:  # stands for a fresh variable (the tuple is built only if needed)
+            if type(b) is not Var:
+                return False
+            nvars += 1
             continue
         while type(a) is Var:
             r = a.ref
@@ -414,7 +426,7 @@ def _same_call(args, old, target=None):
             for x, y in zip(aa, ba):
                 x = deref(x)
                 if type(x) is not type(y) or type(x) is Var or type(x) is Struct:
-                    return variant(Struct("$", args), Struct("$", oargs))
+                    return _variant_args(args, oargs, target)
                 if x != y:
                     return False
         elif ta is Atom:
@@ -422,7 +434,13 @@ def _same_call(args, old, target=None):
                 return False
         elif a != b:
             return False
-    return nvars <= 1 or variant(Struct("$", args), Struct("$", oargs))
+    return nvars <= 1 or _variant_args(args, oargs, target)
+
+
+def _variant_args(args, oargs, target):
+    if target is not None:
+        args = tuple([Var() if a is target else a for a in args])
+    return variant(Struct("$", args), Struct("$", oargs))
 
 
 def _same_guard(g, old):
