@@ -246,7 +246,7 @@ def has_split(eng, r, m):
             u = st.split_cache.get((rid, m))
             if u is not None:
                 return u.n > 0
-    return _split_choice(st, row_id(r), int_arg(m)).n > 0
+    return st.rowsets.has_split(row_id(r), int_arg(m))
 
 
 def _forbidden(st, t):

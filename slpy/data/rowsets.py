@@ -185,6 +185,7 @@ class RowSets:
         self._oleft = np.empty(0, dtype=bool)
         self._split_cache: dict = {}
         self._valid_cache: dict = {}
+        self._has_cache: dict = {}
         self._thr_cache: dict = {}
         self._counts_cache: dict = {}
         self._stats_cache: dict = {}
@@ -403,6 +404,28 @@ class RowSets:
         self._bytes_derived += 56 * len(out) + 2000
         return out
 
+    def has_split(self, rid: int, min_leaf: int = 1) -> bool:
+        """``len(valid_splits(rid, min_leaf)) > 0``, without listing the splits where
+        the data allows (numeric features, no missing values): a prior asks this of
+        every node it grows, and most of them become leaves. Cached."""
+        key = (rid, min_leaf)
+        hit = self._valid_cache.get(key)
+        if hit is not None:
+            return len(hit) > 0
+        hit = self._has_cache.get(key)
+        if hit is not None:
+            return hit
+        if not self._plain:
+            return len(self.valid_splits(rid, min_leaf)) > 0
+        self._check(rid)
+        if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 0:
+            raise ValueError(f"min_leaf must be a non-negative integer, not {min_leaf!r}")
+        self._budget()
+        out = bool(K._any_split(self._rankT, self.rows(rid), int(min_leaf)))
+        self._has_cache[key] = out
+        self._bytes_derived += 150
+        return out
+
     def _scan_rules(self, rows: np.ndarray, min_leaf: int) -> tuple:
         """_scan_splits' result for data with categorical features or missing values:
         each feature by its own kernel, the splits in (code, value) order."""
@@ -468,7 +491,7 @@ class RowSets:
         With ``drop_rows`` the row arrays are freed too (all but the root); they
         are rebuilt from each set's origin on demand.
         """
-        for c in (self._split_cache, self._valid_cache, self._thr_cache,
+        for c in (self._split_cache, self._valid_cache, self._has_cache, self._thr_cache,
                   self._counts_cache, self._stats_cache):
             c.clear()
         self._bytes_derived = 0
