@@ -30,8 +30,6 @@ gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
 """
 from __future__ import annotations
 
-from bisect import bisect_left
-
 import numpy as np
 
 from ..logic.arith import eval_arith
@@ -186,24 +184,13 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
 
-        blocks: dict = {}     # feature (or split code) -> (first, end) of its splits
-        tlist: list = []
-
         def index_of(k):
-            # splits are in (feature, threshold) order: the feature's block (all found
-            # at the first call), then a binary search of its thresholds
+            # splits are in (feature, threshold) order: two binary searches
             f, t = k
-            if not tlist and len(thrs):
-                codes, first = np.unique(feats, return_index=True)
-                ends = first[1:].tolist() + [len(feats)]
-                blocks.update(zip(codes.tolist(), zip(first.tolist(), ends)))
-                tlist.extend(thrs.tolist())
-            b = blocks.get(f)
-            if b is None:
-                return None
-            lo, hi = b
-            j = bisect_left(tlist, t, lo, hi)
-            return j if j < hi and tlist[j] == t else None
+            lo = int(np.searchsorted(feats, f, "left"))
+            hi = int(np.searchsorted(feats, f, "right"))
+            j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
+            return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
         _remember(st.split_cache, key, u)

@@ -413,6 +413,8 @@ def _same_call(args, old, target=None):
             if r is None:
                 break
             a = r
+        if a is b:  # bound to the recorded term (snapshots share ground terms)
+            continue
         ta = type(a)
         if ta is not type(b):
             return False
@@ -424,14 +426,18 @@ def _same_call(args, old, target=None):
             if a.name != b.name or len(aa) != len(ba):
                 return False
             for x, y in zip(aa, ba):
-                x = deref(x)
-                if type(x) is not type(y) or type(x) is Var or type(x) is Struct:
+                while type(x) is Var:
+                    r = x.ref
+                    if r is None:
+                        break
+                    x = r
+                tx = type(x)
+                if tx is not type(y) or tx is Var or tx is Struct:
                     return _variant_args(args, oargs, target)
                 if x != y:
                     return False
         elif ta is Atom:
-            if a is not b:
-                return False
+            return False    # atoms are interned: not the same object, not equal
         elif a != b:
             return False
     return nvars <= 1 or _variant_args(args, oargs, target)

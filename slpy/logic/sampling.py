@@ -348,15 +348,21 @@ class Sampling:
         if self.record_answers:
             # A ground answer cannot change any more, so it is kept by reference (a
             # finished derivation is never undone); replay reuses only ground answers.
+            memo = self.ground_memo
             args = []
+            walk = []       # compound arguments not yet known to be ground
+            ground = True
             for a in node.args:  # dereferenced at the top: replay compares these
                 while type(a) is Var:
                     r = a.ref
                     if r is None:
+                        ground = False
                         break
                     a = r
                 args.append(a)
-            if self._ground(args):
+                if type(a) is Struct and id(a) not in memo:
+                    walk.append(a)
+            if ground and (not walk or self._ground(walk)):
                 node.answer = Struct("$", tuple(args))
                 node.ground = True
             else:
@@ -365,26 +371,20 @@ class Sampling:
         return nxt
 
     # -- stochastic builtins -------------------------------------------------------------------
-    def _ground(self, args) -> bool:
-        """Are the arguments ground? Subterms already found ground at a child's exit are
-        remembered (by identity, for this derivation), so a parent's answer, which holds
-        its children's answers, is checked without walking them again."""
+    def _ground(self, tops) -> bool:
+        """Are the compound terms `tops` ground? Those found ground are remembered (by
+        identity, for this derivation), so a parent's answer, which holds its
+        children's answers, is checked without walking them again."""
         memo = self.ground_memo
-        stack = list(args)
-        tops = []
+        stack = list(tops)
         while stack:
-            t = stack.pop()
-            while type(t) is Var:
-                r = t.ref
-                if r is None:
-                    return False
-                t = r
-            if type(t) is Struct:
-                if id(t) in memo:
-                    continue
-                if len(tops) < len(args):
-                    tops.append(t)
-                stack.extend(t.args)
+            for a in stack.pop().args:
+                while type(a) is Var:
+                    a = a.ref
+                    if a is None:
+                        return False
+                if type(a) is Struct and id(a) not in memo:
+                    stack.append(a)
         for t in tops:
             memo[id(t)] = t  # keep the object alive so its id stays its own
         return True
