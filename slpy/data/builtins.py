@@ -217,6 +217,17 @@ def valid_splits(eng, r, m, ss):
 
 @DATA.stochastic("uniform_split", 3)
 def uniform_split(eng, r, m, s):
+    # called at every split node of every replayed tree: a cached choice found inline
+    st = eng.plugin_state.get("data")
+    r = deref(r)
+    m = deref(m)
+    if (st is not None and type(r) is Struct and r.name == ROWS and len(r.args) == 1
+            and type(m) is int):
+        rid = deref(r.args[0])
+        if type(rid) is int:
+            u = st.split_cache.get((rid, m))
+            if u is not None:
+                return s, u
     return s, _split_choice(data_state(eng), row_id(r), int_arg(m))
 
 
@@ -227,7 +238,7 @@ def has_split(eng, r, m):
     r = deref(r)
     m = deref(m)
     st = data_state(eng)
-    if type(r) is Struct and r.name == ROWS and type(m) is int:
+    if type(r) is Struct and r.name == ROWS and len(r.args) == 1 and type(m) is int:
         rid = deref(r.args[0])
         if type(rid) is int:
             u = st.split_cache.get((rid, m))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ..terms.term import Var, Struct, atom, PrologError
+from ..terms.term import Var, Atom, Struct, atom, PrologError, NIL
 from ..terms.unify import unify, undo_to
 from ..terms.walk import copy_term
 from .db import SBUILTIN
@@ -309,7 +309,7 @@ class Sampling:
             args = tuple([Var() if a is t else a for a in args])
         node.call = _snapshot(pred, args)
         if g is not None:
-            node.gcall = copy_term(g)
+            node.gcall = _snapshot_guard(g)
         node.height = len(self.cps)
         return node
 
@@ -474,6 +474,37 @@ def _snapshot(pred, args):
             a = copy_term(a, mapping)
         out.append(a)
     return Struct(pred.name, tuple(out))
+
+
+def _snapshot_guard(g):
+    """copy_term(g) for a guard; the usual guard, a list of numbers or atoms, is rebuilt
+    from its values without a walk for variables."""
+    items = []
+    t = g
+    while True:
+        while type(t) is Var:
+            r = t.ref
+            if r is None:
+                return copy_term(g)
+            t = r
+        if type(t) is not Struct or t.name != "." or len(t.args) != 2:
+            break
+        x = t.args[0]
+        while type(x) is Var:
+            r = x.ref
+            if r is None:
+                return copy_term(g)
+            x = r
+        tx = type(x)
+        if tx is not int and tx is not float and tx is not Atom:
+            return copy_term(g)
+        items.append(x)
+        t = t.args[1]
+    if t is not NIL:
+        return copy_term(g)
+    for x in reversed(items):
+        t = Struct(".", (x, t))
+    return t
 
 
 def _light(cands):
