@@ -418,7 +418,10 @@ def _same_call(args, old, target=None):
         ta = type(a)
         if ta is not type(b):
             return False
-        if ta is Var:
+        if ta is int or ta is float:   # the usual depths and parameters
+            if a != b:
+                return False
+        elif ta is Var:
             nvars += 1
         elif ta is Struct:
             # one level of atomic arguments, e.g. rows(17): compare directly
