@@ -235,15 +235,23 @@ def uniform_split(eng, r, m, s):
 def has_split(eng, r, m):
     """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
     # called at every node of every regrown tree: the common case is inlined
-    r = deref(r)
-    m = deref(m)
-    st = data_state(eng)
-    if type(r) is Struct and r.name == ROWS and len(r.args) == 1 and type(m) is int:
+    st = eng.plugin_state.get("data")
+    while type(r) is Var:
+        if r.ref is None:
+            break
+        r = r.ref
+    while type(m) is Var:
+        if m.ref is None:
+            break
+        m = m.ref
+    if (st is not None and type(r) is Struct and r.name == ROWS and len(r.args) == 1
+            and type(m) is int):
         rid = deref(r.args[0])
         if type(rid) is int:
             u = st.split_cache.get((rid, m))
             if u is not None:
                 return u.n > 0
+    st = data_state(eng)
     return st.rowsets.has_split(row_id(r), int_arg(m))
 
 

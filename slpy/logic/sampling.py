@@ -303,11 +303,8 @@ class Sampling:
 
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
-        if pred.kind == SBUILTIN:
-            # the output argument is what the choice binds: shown as a fresh variable
-            t = self.sb_target
-            args = tuple([Var() if a is t else a for a in args])
-        node.call = _snapshot(pred, args)
+        # a builtin's output argument is what the choice binds: shown as a fresh variable
+        node.call = _snapshot(pred, args, self.sb_target if pred.kind == SBUILTIN else None)
         if g is not None:
             node.gcall = _snapshot_guard(g)
         node.height = len(self.cps)
@@ -447,14 +444,18 @@ def _label_error(e, clause):
                            f"{clause.number}): {e}")
 
 
-def _snapshot(pred, args):
-    """The call as it was made: a copy whose unbound variables are fresh. Calls are
-    mostly atomic arguments and unbound outputs, so those are done without copy_term."""
+def _snapshot(pred, args, target=None):
+    """The call as it was made: a copy whose unbound variables are fresh (and `target`,
+    a builtin's output argument, a fresh variable). Calls are mostly atomic arguments
+    and unbound outputs, so those are done without copy_term."""
     if not args:
         return atom(pred.name)
     out = []
     mapping = None
     for a in args:
+        if a is target:
+            out.append(Var())
+            continue
         while type(a) is Var:
             r = a.ref
             if r is None:
