@@ -30,6 +30,8 @@ gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from ..logic.arith import eval_arith
@@ -184,12 +186,23 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
 
+        starts: list = []    # plain data: where each feature's splits begin
+
         def index_of(k):
-            # splits are in (feature, threshold) order: two binary searches
+            # splits are in (feature, threshold) order: the feature's block, then a
+            # binary search of its thresholds
             f, t = k
-            lo = int(np.searchsorted(feats, f, "left"))
-            hi = int(np.searchsorted(feats, f, "right"))
-            j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
+            if st.plain and type(f) is int:
+                if not starts:
+                    starts.extend(np.searchsorted(feats, np.arange(len(fa) + 1)).tolist())
+                if not 0 <= f < len(fa):
+                    return None
+                lo, hi = starts[f], starts[f + 1]
+                j = bisect_left(thrs, t, lo, hi)
+            else:
+                lo = int(np.searchsorted(feats, f, "left"))
+                hi = int(np.searchsorted(feats, f, "right"))
+                j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
             return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
