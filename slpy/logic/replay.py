@@ -340,17 +340,7 @@ class Replay:
             node.fresh = False
             node.cands = cands
             node.total = old._total
-            t = target
-            while type(t) is Var:
-                r = t.ref
-                if r is None:
-                    break
-                t = r
-            if type(t) is Var:     # the usual unbound output: bound without unify
-                t.ref = old.value
-                eng.trail.append(t)
-            elif not unify(t, old.value, eng.trail):
-                raise ReplayReject()
+            _bind_value(target, old.value, eng.trail)
             node.chosen = node.key = old.key
             node.value = old.value
             node.prob = old.prob
@@ -485,3 +475,21 @@ def _bind_answer(args, answer, trail):
         else:
             if a is not b and not unify(a, b, trail):
                 raise ReplayReject()
+
+
+def _bind_value(t, value, trail):
+    """Unify a builtin's output argument with the recorded (ground) value: an unbound
+    variable, or a compound of the value's shape (split(F, V, L, R)), is bound directly,
+    argument by argument; anything else is unified."""
+    while type(t) is Var:
+        r = t.ref
+        if r is None:
+            t.ref = value
+            trail.append(t)
+            return
+        t = r
+    if type(t) is Struct and type(value) is Struct and t.name == value.name \
+            and len(t.args) == len(value.args):
+        _bind_answer(t.args, value.args, trail)
+    elif not unify(t, value, trail):
+        raise ReplayReject()
