@@ -188,14 +188,8 @@ def _any_split(rankT, rows, min_leaf):
     ranks = np.empty(n, dtype=np.int32)
     for f in range(rankT.shape[0]):
         rk = rankT[f]
-        first = rk[rows[0]]
-        same = True
         for i in range(n):
             ranks[i] = rk[rows[i]]
-            if ranks[i] != first:
-                same = False
-        if same:
-            continue
         ranks.sort()
         if ranks[lo - 1] < ranks[n - lo]:
             return True
