@@ -176,6 +176,27 @@ def _scan_splits(rankT, uvals, uoff, rows, z1, z2, min_leaf, bucket_factor):
 
 
 @kernel
+def _any_split(rankT, rows, min_leaf):
+    """Whether ``_scan_splits`` finds at least one split, without listing them: a
+    feature has one when its lo-th smallest rank in ``rows`` is below its lo-th
+    largest (lo = max(min_leaf, 1)); the threshold at the former leaves >= lo rows
+    a side. Stops at the first such feature."""
+    n = rows.shape[0]
+    lo = max(min_leaf, 1)
+    if n < 2 * lo:
+        return False
+    ranks = np.empty(n, dtype=np.int32)
+    for f in range(rankT.shape[0]):
+        rk = rankT[f]
+        for i in range(n):
+            ranks[i] = rk[rows[i]]
+        ranks.sort()
+        if ranks[lo - 1] < ranks[n - lo]:
+            return True
+    return False
+
+
+@kernel
 def _class_counts(y, rows, n_classes):
     """Rows of each class among ``rows`` (int64 [n_classes])."""
     out = np.zeros(n_classes, dtype=np.int64)

@@ -30,6 +30,8 @@ gives a program its data, kept in ``engine.plugin_state["data"]`` (a DataState).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from ..logic.arith import eval_arith
@@ -51,7 +53,7 @@ class DataState:
     feature's levels (None for a numeric one), and the cache of each row set's valid
     splits."""
     __slots__ = ("dataset", "rowsets", "feature_index", "feature_atoms", "feature_levels",
-                 "split_cache")
+                 "split_cache", "plain")
 
     def __init__(self, dataset, rowsets):
         self.dataset = dataset
@@ -60,6 +62,7 @@ class DataState:
         self.feature_atoms = [atom(n) for n in dataset.feature_names]
         self.feature_levels = dataset.levels or [None] * dataset.n_features
         self.split_cache: dict = {}
+        self.plain = dataset.plain      # read at every new row set's split choice
         rowsets.on_clear(self.split_cache.clear)
 
 
@@ -166,7 +169,7 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         fa = st.feature_atoms
         feats = sl.features
         thrs = sl.thresholds
-        if st.dataset.plain:
+        if st.plain:
             def value(i):
                 f, t, l, r = sl[i]
                 return Struct("split", (fa[f], threshold_value(t), rows_term(l),
@@ -183,12 +186,23 @@ def _split_choice(st, rid, min_leaf) -> UniformChoice:
         def key_of(i):
             return (int(feats[i]), float(thrs[i]))
 
+        starts: list = []    # plain data: where each feature's splits begin
+
         def index_of(k):
-            # splits are in (feature, threshold) order: two binary searches
+            # splits are in (feature, threshold) order: the feature's block, then a
+            # binary search of its thresholds
             f, t = k
-            lo = int(np.searchsorted(feats, f, "left"))
-            hi = int(np.searchsorted(feats, f, "right"))
-            j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
+            if st.plain and type(f) is int:
+                if not starts:
+                    starts.extend(np.searchsorted(feats, np.arange(len(fa) + 1)).tolist())
+                if not 0 <= f < len(fa):
+                    return None
+                lo, hi = starts[f], starts[f + 1]
+                j = bisect_left(thrs, t, lo, hi)
+            else:
+                lo = int(np.searchsorted(feats, f, "left"))
+                hi = int(np.searchsorted(feats, f, "right"))
+                j = lo + int(np.searchsorted(thrs[lo:hi], t, "left"))
             return j if j < hi and thrs[j] == t else None
 
         u = UniformChoice(len(sl), value, key_of, index_of)
@@ -216,6 +230,17 @@ def valid_splits(eng, r, m, ss):
 
 @DATA.stochastic("uniform_split", 3)
 def uniform_split(eng, r, m, s):
+    # called at every split node of every replayed tree: a cached choice found inline
+    st = eng.plugin_state.get("data")
+    r = deref(r)
+    m = deref(m)
+    if (st is not None and type(r) is Struct and r.name == ROWS and len(r.args) == 1
+            and type(m) is int):
+        rid = deref(r.args[0])
+        if type(rid) is int:
+            u = st.split_cache.get((rid, m))
+            if u is not None:
+                return s, u
     return s, _split_choice(data_state(eng), row_id(r), int_arg(m))
 
 
@@ -223,16 +248,24 @@ def uniform_split(eng, r, m, s):
 def has_split(eng, r, m):
     """has_split(R, MinLeaf): R has a split leaving at least MinLeaf rows on each side."""
     # called at every node of every regrown tree: the common case is inlined
-    r = deref(r)
-    m = deref(m)
-    st = data_state(eng)
-    if type(r) is Struct and r.name == ROWS and type(m) is int:
+    st = eng.plugin_state.get("data")
+    while type(r) is Var:
+        if r.ref is None:
+            break
+        r = r.ref
+    while type(m) is Var:
+        if m.ref is None:
+            break
+        m = m.ref
+    if (st is not None and type(r) is Struct and r.name == ROWS and len(r.args) == 1
+            and type(m) is int):
         rid = deref(r.args[0])
         if type(rid) is int:
             u = st.split_cache.get((rid, m))
             if u is not None:
                 return u.n > 0
-    return _split_choice(st, row_id(r), int_arg(m)).n > 0
+    st = data_state(eng)
+    return st.rowsets.has_split(row_id(r), int_arg(m))
 
 
 def _forbidden(st, t):

@@ -25,101 +25,18 @@ rebuilt on demand, which changes no id and no result.
 from __future__ import annotations
 
 import itertools
-import operator
-from collections.abc import Sequence
 
 import numpy as np
 
 from . import _kernels as K
 from .dataset import Dataset
+from .splitlist import SplitList, _frozen
 from .splits import FEATURE_MASK, MAX_SUBSET_LEVELS, NA_RIGHT, SIDE_SHIFT, pack_levels
 
 __all__ = ["RowSets", "SplitList"]
 
 _serial = itertools.count()
 _COLLISION = "row-set hash collision (p ~ 2**-128); construct RowSets with another seed"
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)   # cached arrays are shared: callers must not edit them
-    return a
-
-
-class SplitList(Sequence):
-    """The valid splits of one row set: a read-only sequence of
-    ``(feature, threshold, left_id, right_id)`` in (feature, threshold) order.
-
-    ``features``, ``thresholds`` and ``n_left`` are NumPy arrays available without
-    creating any child. A child pair gets its ids when its item is first read
-    (iterating interns all of them in one kernel call), so a prior that picks one
-    split of thousands only grows the table by two sets.
-    """
-
-    __slots__ = ("_rs", "rid", "min_leaf", "features", "thresholds", "n_left", "_h1",
-                 "_h2", "_t1", "_t2", "_items", "_complete")
-
-    def __init__(self, rs: "RowSets", rid: int, min_leaf: int, scan):
-        feat, thr, nleft, h1, h2, t1, t2 = scan
-        self._rs, self.rid, self.min_leaf = rs, rid, min_leaf
-        self.features, self.thresholds, self.n_left = (_frozen(feat), _frozen(thr),
-                                                       _frozen(nleft))
-        self._h1, self._h2, self._t1, self._t2 = h1, h2, t1, t2
-        self._items: list = [None] * len(feat)
-        self._complete = False
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        item = self._items[i]     # IndexError and negative indices come from the list
-        if item is None:
-            i = operator.index(i) % len(self._items)
-            item = self._intern_one(i)
-            self._items[i] = item
-            self._rs._split_cache[(self.rid, item[0], item[1])] = item[2:]
-        return item
-
-    def __iter__(self):
-        if not self._complete:
-            self._items = self._intern(np.arange(len(self._items)))
-            self._complete = True
-        return iter(self._items)
-
-    def __eq__(self, other):
-        if isinstance(other, (SplitList, list, tuple)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return f"SplitList(rid={self.rid}, min_leaf={self.min_leaf}, n={len(self)})"
-
-    def _intern_one(self, i: int) -> tuple:
-        """``_intern(np.array([i]))[0]`` without building arrays: a prior that picks one
-        split of a new row set does this once per regrown node."""
-        h1, h2 = self._h1[i], self._h2[i]
-        nl = int(self.n_left[i])
-        f, t = int(self.features[i]), float(self.thresholds[i])
-        left, right = self._rs._intern_pair(h1, h2, h1 ^ self._t1, h2 ^ self._t2, nl,
-                                            self._rs._size[self.rid] - nl, self.rid, f, t)
-        return (f, t, left, right)
-
-    def _intern(self, idx: np.ndarray) -> list[tuple]:
-        k = len(idx)
-        n = self._rs._size[self.rid]
-        nl = self.n_left[idx]
-        h1 = self._h1[idx]
-        h2 = self._h2[idx]
-        feat = self.features[idx]
-        thr = self.thresholds[idx]
-        ids = self._rs._intern_keys(
-            np.concatenate([h1, h1 ^ self._t1]), np.concatenate([h2, h2 ^ self._t2]),
-            np.concatenate([nl, n - nl]), self.rid, np.concatenate([feat, feat]),
-            np.concatenate([thr, thr]), np.arange(2 * k) < k)
-        return list(zip(feat.tolist(), thr.tolist(), ids[:k].tolist(), ids[k:].tolist()))
 
 
 class RowSets:
@@ -185,6 +102,7 @@ class RowSets:
         self._oleft = np.empty(0, dtype=bool)
         self._split_cache: dict = {}
         self._valid_cache: dict = {}
+        self._has_cache: dict = {}
         self._thr_cache: dict = {}
         self._counts_cache: dict = {}
         self._stats_cache: dict = {}
@@ -403,6 +321,28 @@ class RowSets:
         self._bytes_derived += 56 * len(out) + 2000
         return out
 
+    def has_split(self, rid: int, min_leaf: int = 1) -> bool:
+        """``len(valid_splits(rid, min_leaf)) > 0``, without listing the splits where
+        the data allows (numeric features, no missing values): a prior asks this of
+        every node it grows, and most of them become leaves. Cached."""
+        key = (rid, min_leaf)
+        hit = self._valid_cache.get(key)
+        if hit is not None:
+            return len(hit) > 0
+        hit = self._has_cache.get(key)
+        if hit is not None:
+            return hit
+        if not self._plain:
+            return len(self.valid_splits(rid, min_leaf)) > 0
+        self._check(rid)
+        if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 0:
+            raise ValueError(f"min_leaf must be a non-negative integer, not {min_leaf!r}")
+        self._budget()
+        out = bool(K._any_split(self._rankT, self.rows(rid), int(min_leaf)))
+        self._has_cache[key] = out
+        self._bytes_derived += 150
+        return out
+
     def _scan_rules(self, rows: np.ndarray, min_leaf: int) -> tuple:
         """_scan_splits' result for data with categorical features or missing values:
         each feature by its own kernel, the splits in (code, value) order."""
@@ -468,7 +408,7 @@ class RowSets:
         With ``drop_rows`` the row arrays are freed too (all but the root); they
         are rebuilt from each set's origin on demand.
         """
-        for c in (self._split_cache, self._valid_cache, self._thr_cache,
+        for c in (self._split_cache, self._valid_cache, self._has_cache, self._thr_cache,
                   self._counts_cache, self._stats_cache):
             c.clear()
         self._bytes_derived = 0

@@ -254,7 +254,8 @@ class Engine(Sampling, Cleanup, Coroutining, Tracing):
                                 if woken is not f:
                                     f = woken
                                     continue
-                        if args:
+                        cl = pred.clauses
+                        if args and len(cl) > 1:   # first-argument indexing
                             a0 = args[0]
                             while type(a0) is Var:
                                 r = a0.ref
@@ -262,8 +263,6 @@ class Engine(Sampling, Cleanup, Coroutining, Tracing):
                                     break
                                 a0 = r
                             cl = pred.select(a0)
-                        else:
-                            cl = pred.clauses
                         n = len(cl)
                         if n == 1:
                             f = cl[0].fn(args, nxt, len(cps), pn, trail)

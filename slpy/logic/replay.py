@@ -340,8 +340,7 @@ class Replay:
             node.fresh = False
             node.cands = cands
             node.total = old._total
-            if not unify(target, old.value, eng.trail):
-                raise ReplayReject()
+            _bind_value(target, old.value, eng.trail)
             node.chosen = node.key = old.key
             node.value = old.value
             node.prob = old.prob
@@ -390,21 +389,29 @@ def _same_call(args, old, target=None):
     oargs = old.args if type(old) is Struct else ()
     if len(oargs) != len(args):
         return False
-    if target is not None:
-        args = tuple([Var() if a is target else a for a in args])
     nvars = 0
     for a, b in zip(args, oargs):
         if a is b:  # replay passes on the recorded (ground) terms themselves
+            continue
+        if a is target:  # stands for a fresh variable (the tuple is built only if needed)
+            if type(b) is not Var:
+                return False
+            nvars += 1
             continue
         while type(a) is Var:
             r = a.ref
             if r is None:
                 break
             a = r
+        if a is b:  # bound to the recorded term (snapshots share ground terms)
+            continue
         ta = type(a)
         if ta is not type(b):
             return False
-        if ta is Var:
+        if ta is int or ta is float:   # the usual depths and parameters
+            if a != b:
+                return False
+        elif ta is Var:
             nvars += 1
         elif ta is Struct:
             # one level of atomic arguments, e.g. rows(17): compare directly
@@ -412,17 +419,27 @@ def _same_call(args, old, target=None):
             if a.name != b.name or len(aa) != len(ba):
                 return False
             for x, y in zip(aa, ba):
-                x = deref(x)
-                if type(x) is not type(y) or type(x) is Var or type(x) is Struct:
-                    return variant(Struct("$", args), Struct("$", oargs))
+                while type(x) is Var:
+                    r = x.ref
+                    if r is None:
+                        break
+                    x = r
+                tx = type(x)
+                if tx is not type(y) or tx is Var or tx is Struct:
+                    return _variant_args(args, oargs, target)
                 if x != y:
                     return False
         elif ta is Atom:
-            if a is not b:
-                return False
+            return False    # atoms are interned: not the same object, not equal
         elif a != b:
             return False
-    return nvars <= 1 or variant(Struct("$", args), Struct("$", oargs))
+    return nvars <= 1 or _variant_args(args, oargs, target)
+
+
+def _variant_args(args, oargs, target):
+    if target is not None:
+        args = tuple([Var() if a is target else a for a in args])
+    return variant(Struct("$", args), Struct("$", oargs))
 
 
 def _same_guard(g, old):
@@ -458,3 +475,21 @@ def _bind_answer(args, answer, trail):
         else:
             if a is not b and not unify(a, b, trail):
                 raise ReplayReject()
+
+
+def _bind_value(t, value, trail):
+    """Unify a builtin's output argument with the recorded (ground) value: an unbound
+    variable, or a compound of the value's shape (split(F, V, L, R)), is bound directly,
+    argument by argument; anything else is unified."""
+    while type(t) is Var:
+        r = t.ref
+        if r is None:
+            t.ref = value
+            trail.append(t)
+            return
+        t = r
+    if type(t) is Struct and type(value) is Struct and t.name == value.name \
+            and len(t.args) == len(value.args):
+        _bind_answer(t.args, value.args, trail)
+    elif not unify(t, value, trail):
+        raise ReplayReject()

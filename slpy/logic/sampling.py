@@ -22,9 +22,9 @@ import math
 
 from ..terms.term import Var, Struct, atom, PrologError
 from ..terms.unify import unify, undo_to
-from ..terms.walk import copy_term
 from .db import SBUILTIN
 from .proof import SNode
+from .snapshot import _snapshot, _snapshot_guard
 from .arith import eval_arith
 from .plugins import UniformChoice
 from .kinds import (CP_CHOICE, CP_PURE, CH_LEFT, CH_NEXT, CH_NODE, CH_POOL, CH_POS,
@@ -303,13 +303,10 @@ class Sampling:
 
     def _new_node(self, pred, args, g, pn):
         node = SNode(pred, args, g, pn)
-        if pred.kind == SBUILTIN:
-            # the output argument is what the choice binds: shown as a fresh variable
-            t = self.sb_target
-            args = tuple([Var() if a is t else a for a in args])
-        node.call = _snapshot(pred, args)
+        # a builtin's output argument is what the choice binds: shown as a fresh variable
+        node.call = _snapshot(pred, args, self.sb_target if pred.kind == SBUILTIN else None)
         if g is not None:
-            node.gcall = copy_term(g)
+            node.gcall = _snapshot_guard(g)
         node.height = len(self.cps)
         return node
 
@@ -348,15 +345,21 @@ class Sampling:
         if self.record_answers:
             # A ground answer cannot change any more, so it is kept by reference (a
             # finished derivation is never undone); replay reuses only ground answers.
+            memo = self.ground_memo
             args = []
+            walk = []       # compound arguments not yet known to be ground
+            ground = True
             for a in node.args:  # dereferenced at the top: replay compares these
                 while type(a) is Var:
                     r = a.ref
                     if r is None:
+                        ground = False
                         break
                     a = r
                 args.append(a)
-            if self._ground(args):
+                if type(a) is Struct and id(a) not in memo:
+                    walk.append(a)
+            if ground and (not walk or self._ground(walk)):
                 node.answer = Struct("$", tuple(args))
                 node.ground = True
             else:
@@ -365,26 +368,20 @@ class Sampling:
         return nxt
 
     # -- stochastic builtins -------------------------------------------------------------------
-    def _ground(self, args) -> bool:
-        """Are the arguments ground? Subterms already found ground at a child's exit are
-        remembered (by identity, for this derivation), so a parent's answer, which holds
-        its children's answers, is checked without walking them again."""
+    def _ground(self, tops) -> bool:
+        """Are the compound terms `tops` ground? Those found ground are remembered (by
+        identity, for this derivation), so a parent's answer, which holds its
+        children's answers, is checked without walking them again."""
         memo = self.ground_memo
-        stack = list(args)
-        tops = []
+        stack = list(tops)
         while stack:
-            t = stack.pop()
-            while type(t) is Var:
-                r = t.ref
-                if r is None:
-                    return False
-                t = r
-            if type(t) is Struct:
-                if id(t) in memo:
-                    continue
-                if len(tops) < len(args):
-                    tops.append(t)
-                stack.extend(t.args)
+            for a in stack.pop().args:
+                while type(a) is Var:
+                    a = a.ref
+                    if a is None:
+                        return False
+                if type(a) is Struct and id(a) not in memo:
+                    stack.append(a)
         for t in tops:
             memo[id(t)] = t  # keep the object alive so its id stays its own
         return True
@@ -445,35 +442,6 @@ def _label_error(e, clause):
     pred = clause.pred
     return type(e)(e.term, f"{where}the label of {pred.name}/{pred.arity} (clause "
                            f"{clause.number}): {e}")
-
-
-def _snapshot(pred, args):
-    """The call as it was made: a copy whose unbound variables are fresh. Calls are
-    mostly atomic arguments and unbound outputs, so those are done without copy_term."""
-    if not args:
-        return atom(pred.name)
-    out = []
-    mapping = None
-    for a in args:
-        while type(a) is Var:
-            r = a.ref
-            if r is None:
-                break
-            a = r
-        ta = type(a)
-        if ta is Var:
-            if mapping is None:
-                mapping = {}
-            v = mapping.get(a)
-            if v is None:
-                v = mapping[a] = Var()
-            a = v
-        elif ta is Struct:
-            if mapping is None:
-                mapping = {}
-            a = copy_term(a, mapping)
-        out.append(a)
-    return Struct(pred.name, tuple(out))
 
 
 def _light(cands):

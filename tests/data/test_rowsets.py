@@ -32,7 +32,7 @@ def _brute_splits(X, rows, min_leaf):
 
 @pytest.mark.skipif(not is_compiled(_kernels._scan_splits), reason="NUMBA_DISABLE_JIT")
 def test_kernels_are_compiled():
-    for name in ("_set_key", "_partition", "_side", "_thresholds", "_scan_splits",
+    for name in ("_set_key", "_partition", "_side", "_thresholds", "_scan_splits", "_any_split",
                  "_class_counts", "_moments"):
         assert is_compiled(getattr(_kernels, name)), name
 
@@ -109,6 +109,49 @@ def test_valid_splits_vs_brute_force(seed, min_leaf, depth, bucket_factor):
     assert rs.valid_splits(rid, min_leaf) is got   # cached
     for f in range(ds.n_features):
         np.testing.assert_array_equal(rs.thresholds(rid, f), np.unique(ds.X[rows, f])[:-1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), min_leaf=st.integers(0, 40), depth=st.integers(0, 3),
+       levels=st.sampled_from([1, 2, 5]))
+def test_has_split_vs_brute_force(seed, min_leaf, depth, levels):
+    # has_split answers without listing the splits; the listing must agree with it
+    rng = np.random.default_rng(seed)
+    ds = _random_dataset(rng, n=int(rng.integers(1, 90)), levels=levels)
+    if levels == 1:                      # constant features too: no split at all
+        ds = from_arrays(np.zeros_like(ds.X), ds.y, classes=ds.classes)
+
+    def descend(rs, rng):
+        rid = rs.root()
+        for _ in range(depth):
+            vs = rs.valid_splits(rid)
+            if not vs:
+                break
+            rid = vs[rng.integers(len(vs))][2 + int(rng.integers(2))]
+        return rid
+
+    rs = RowSets(ds)
+    rid = descend(rs, np.random.default_rng(seed + 1))
+    want = bool(_brute_splits(ds.X, rs.rows(rid).astype(np.int64), min_leaf))
+    assert rs.has_split(rid, min_leaf) is want
+    assert rs.has_split(rid, min_leaf) is want            # cached
+    assert (len(rs.valid_splits(rid, min_leaf)) > 0) is want
+    listed = RowSets(ds)                                  # the listing first
+    rid = descend(listed, np.random.default_rng(seed + 1))
+    assert (len(listed.valid_splits(rid, min_leaf)) > 0) is want
+    assert listed.has_split(rid, min_leaf) is want
+
+
+@pytest.mark.parametrize("ones, min_leaf, want", [
+    (1, 1, True), (1, 2, False), (5, 5, True), (4, 5, False), (6, 5, False), (3, 3, True),
+    (0, 1, False)])
+def test_has_split_unbalanced_feature(ones, min_leaf, want):
+    # ten rows, one feature of zeros and `ones` ones: a split needs min_leaf a side
+    X = np.zeros((10, 1))
+    X[:ones, 0] = 1.0
+    rs = RowSets(from_arrays(X, np.arange(10) % 2, classes=["a", "b"]))
+    assert rs.has_split(rs.root(), min_leaf) is want
+    assert (len(rs.valid_splits(rs.root(), min_leaf)) > 0) is want
 
 
 def test_summaries_vs_numpy(rng):
