@@ -1,0 +1,194 @@
+"""Private numba kernels of the compiled GROWTREE chain (slpy.compiled.growtree).
+
+Flat arrays only. A tree is its nodes in pre-order:
+
+- ``I`` int64 [cap, 5], columns FEAT (the split feature, -1 at a leaf), LO and HI
+  (the node's rows are ``perm[LO:HI]``), DEPTH and SIZE (nodes in its subtree). A
+  split's left child is the next node and its right child comes after the left
+  child's subtree, so the children are found from SIZE; the rows of the two children
+  are the two parts of their parent's range, left first.
+- ``F`` float64 [cap, 2], columns THR (a split sends ``x_f <= THR`` left) and LL (a
+  leaf's Dirichlet log marginal likelihood, 0 at a split).
+- ``perm`` int32 [N]: the row permutation the ranges index.
+
+Valid splits are those of :meth:`slpy.data.RowSets.valid_splits` on numeric data
+without missing values: the same kernel (``slpy.data._kernels._scan_splits``) lists
+them, in the same (feature, threshold) order. Leaf scores are
+``slpy.trees._lik_kernels._dirichlet_leaf``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numba_config import kernel
+from ..data._kernels import _scan_splits
+from ..trees._lik_kernels import _dirichlet_leaf
+
+FEAT, LO, HI, DEPTH, SIZE = 0, 1, 2, 3, 4
+THR, LL = 0, 1
+
+
+@kernel
+def _leaf_ll(rows, y, alpha, counts):
+    """Dirichlet log marginal likelihood of ``rows`` (``counts``: scratch [C])."""
+    counts[:] = 0
+    for i in range(rows.shape[0]):
+        counts[y[rows[i]]] += 1
+    return _dirichlet_leaf(counts, alpha)
+
+
+@kernel
+def _split_rows(perm, lo, hi, col, t, tmp):
+    """Stable in-place partition of perm[lo:hi] by ``col[r] <= t``; returns the
+    boundary (the left part is perm[lo:mid])."""
+    a = lo
+    b = 0
+    for i in range(lo, hi):
+        r = perm[i]
+        if col[r] <= t:
+            perm[a] = r
+            a += 1
+        else:
+            tmp[b] = r
+            b += 1
+    for i in range(b):
+        perm[a + i] = tmp[i]
+    return a
+
+
+@kernel
+def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+          bucket, rng, tmp, counts, stack):
+    """Draw a subtree from the GROWTREE prior for the rows perm[lo:hi] at depth d,
+    writing its nodes in pre-order into I, F from index 0 (perm[lo:hi] is reordered).
+    A node splits with probability pa (1 + d)^-pb when it has a valid split, on a
+    split drawn uniformly; otherwise it is a leaf. Returns (nodes, sum of leaf LL)."""
+    top = 0
+    stack[0, 0] = lo
+    stack[0, 1] = hi
+    stack[0, 2] = d
+    top = 1
+    n = 0
+    total = 0.0
+    while top > 0:
+        top -= 1
+        a = stack[top, 0]
+        b = stack[top, 1]
+        dd = stack[top, 2]
+        I[n, LO] = a
+        I[n, HI] = b
+        I[n, DEPTH] = dd
+        pd = pa * (1.0 + dd) ** (-pb)
+        split = -1
+        if b - a >= 2 * m and rng.random() < pd:
+            fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[a:b], z1, z2,
+                                                 m, bucket)
+            S = fs.shape[0]
+            if S > 0:
+                split = min(int(rng.random() * S), S - 1)
+                f = fs[split]
+                t = ts[split]
+        if split < 0:
+            I[n, FEAT] = -1
+            F[n, THR] = 0.0
+            ll = _leaf_ll(perm[a:b], y, alpha, counts)
+            F[n, LL] = ll
+            total += ll
+        else:
+            I[n, FEAT] = f
+            F[n, THR] = t
+            F[n, LL] = 0.0
+            mid = _split_rows(perm, a, b, XT[f], t, tmp)
+            # right first: the left child is popped next (pre-order)
+            stack[top, 0] = mid
+            stack[top, 1] = b
+            stack[top, 2] = dd + 1
+            stack[top + 1, 0] = a
+            stack[top + 1, 1] = mid
+            stack[top + 1, 2] = dd + 1
+            top += 2
+        n += 1
+    for j in range(n - 1, -1, -1):     # subtree sizes: children come after the parent
+        if I[j, FEAT] < 0:
+            I[j, SIZE] = 1
+        else:
+            s = I[j + 1, SIZE]
+            I[j, SIZE] = 1 + s + I[j + 1 + s, SIZE]
+    return n, total
+
+
+@kernel
+def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+                 bucket, heat, rng, perm2, I2, F2, tmp, counts, stack):
+    """One regrow move on the tree of ``n`` nodes (see the module docstring of
+    slpy.compiled.growtree for its acceptance). Returns (nodes after, accepted)."""
+    k = min(int(rng.random() * n), n - 1)
+    lo = I[k, LO]
+    hi = I[k, HI]
+    sk = I[k, SIZE]
+    for i in range(lo, hi):
+        perm2[i] = perm[i]
+    s_new, ll_new = _grow(lo, hi, I[k, DEPTH], perm2, I2, F2, XT, rankT, uvals, uoff,
+                          z1, z2, y, alpha, m, pa, pb, bucket, rng, tmp, counts, stack)
+    ll_old = 0.0
+    for j in range(k, k + sk):
+        if I[j, FEAT] < 0:
+            ll_old += F[j, LL]
+    n_new = n - sk + s_new
+    log_a = heat * (ll_new - ll_old) + math.log(n) - math.log(n_new)
+    if not (math.log(rng.random()) < log_a):
+        return n, False
+    delta = s_new - sk
+    j = 0
+    while j != k:       # the ancestors of k gain delta nodes
+        I[j, SIZE] += delta
+        c = j + 1
+        if k >= c + I[c, SIZE]:
+            c += I[c, SIZE]
+        j = c
+    if delta != 0:      # move the nodes after the subtree
+        if delta > 0:
+            for j in range(n - 1, k + sk - 1, -1):
+                I[j + delta] = I[j]
+                F[j + delta] = F[j]
+        else:
+            for j in range(k + sk, n):
+                I[j + delta] = I[j]
+                F[j + delta] = F[j]
+    for j in range(s_new):
+        I[k + j] = I2[j]
+        F[k + j] = F2[j]
+    for i in range(lo, hi):
+        perm[i] = perm2[i]
+    return n_new, True
+
+
+@kernel
+def _tree_ll(n, I, F):
+    """Sum of the leaves' log likelihoods of a tree of ``n`` nodes."""
+    s = 0.0
+    for j in range(n):
+        if I[j, FEAT] < 0:
+            s += F[j, LL]
+    return s
+
+
+@kernel
+def _run(n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+         bucket, heat, rng, perm2, I2, F2, tmp, counts, stack, out_ll, out_nodes,
+         out_acc, ll):
+    """``n_iter`` regrow moves from a tree of ``n`` nodes and log likelihood ``ll``;
+    per iteration the log likelihood, the number of nodes and whether it moved go to
+    out_ll, out_nodes, out_acc. Returns (nodes, log likelihood) at the end."""
+    for it in range(n_iter):
+        n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
+                                   alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,
+                                   tmp, counts, stack)
+        if acc:     # summed afresh, so no rounding drifts along the chain
+            ll = _tree_ll(n, I, F)
+        out_ll[it] = ll
+        out_nodes[it] = n
+        out_acc[it] = acc
+    return n, ll
