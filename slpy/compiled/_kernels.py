@@ -166,6 +166,106 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
 
 
 @kernel
+def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
+    """How many valid splits ``rows`` have (RowSets.valid_splits' count)."""
+    if rows.shape[0] < 2 * m:
+        return 0
+    return _scan_splits(rankT, uvals, uoff, rows, z1, z2, m, bucket)[0].shape[0]
+
+
+@kernel
+def _log_leaf_prior(n_splits, pd):
+    """log P(stop) of a node with ``n_splits`` valid splits at split probability pd."""
+    if n_splits == 0:
+        return 0.0
+    return math.log1p(-pd) if pd < 1.0 else -np.inf
+
+
+@kernel
+def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+                 bucket, heat, rng, perm2, I2, F2, tmp, counts):
+    """One change move: a split node drawn uniformly gets a split drawn uniformly
+    among its valid ones; the nodes below keep their rules and take their new rows
+    (see slpy.compiled.growtree). Returns accepted (False also when the tree has no
+    split or a rule below stops being valid)."""
+    n_int = 0
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            n_int += 1
+    if n_int == 0:
+        return False
+    r = min(int(rng.random() * n_int), n_int - 1)
+    k = -1
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            if r == 0:
+                k = j
+                break
+            r -= 1
+    lo = I[k, LO]
+    hi = I[k, HI]
+    sk = I[k, SIZE]
+    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[lo:hi], z1, z2, m,
+                                         bucket)
+    S = fs.shape[0]
+    s = min(int(rng.random() * S), S - 1)
+    for i in range(lo, hi):
+        perm2[i] = perm[i]
+    for j in range(sk):
+        I2[j] = I[k + j]
+        F2[j] = F[k + j]
+    I2[0, FEAT] = fs[s]
+    F2[0, THR] = ts[s]
+    log_r = 0.0          # log P(T') / P(T): the factors of the nodes below k
+    dll = 0.0
+    for j in range(sk):  # pre-order: a node's range is set before it is reached
+        a = I2[j, LO]
+        b = I2[j, HI]
+        pd = pa * (1.0 + I2[j, DEPTH]) ** (-pb)
+        o = k + j
+        if I2[j, FEAT] < 0:
+            ll = _leaf_ll(perm2[a:b], y, alpha, counts)
+            F2[j, LL] = ll
+            dll += ll - F[o, LL]
+            log_r += (_log_leaf_prior(_n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2,
+                                                m, bucket), pd)
+                      - _log_leaf_prior(_n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals,
+                                                  uoff, z1, z2, m, bucket), pd))
+            if log_r == -np.inf:
+                return False
+            continue
+        f = I2[j, FEAT]
+        t = F2[j, THR]
+        col = XT[f]
+        seen = False
+        for i in range(a, b):
+            if col[perm2[i]] == t:
+                seen = True
+                break
+        mid = _split_rows(perm2, a, b, col, t, tmp)
+        if not seen or mid - a < m or b - mid < m:
+            return False         # not a valid split of its new rows: prior 0
+        if j > 0:
+            log_r += (math.log(_n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals, uoff, z1,
+                                         z2, m, bucket))
+                      - math.log(_n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m,
+                                           bucket)))
+        c = j + 1 + I2[j + 1, SIZE]
+        I2[j + 1, LO] = a
+        I2[j + 1, HI] = mid
+        I2[c, LO] = mid
+        I2[c, HI] = b
+    if not (math.log(rng.random()) < heat * dll + log_r):
+        return False
+    for j in range(sk):
+        I[k + j] = I2[j]
+        F[k + j] = F2[j]
+    for i in range(lo, hi):
+        perm[i] = perm2[i]
+    return True
+
+
+@kernel
 def _tree_ll(n, I, F):
     """Sum of the leaves' log likelihoods of a tree of ``n`` nodes."""
     s = 0.0
@@ -177,15 +277,23 @@ def _tree_ll(n, I, F):
 
 @kernel
 def _run(n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
-         bucket, heat, rng, perm2, I2, F2, tmp, counts, stack, out_ll, out_nodes,
-         out_acc, ll):
-    """``n_iter`` regrow moves from a tree of ``n`` nodes and log likelihood ``ll``;
-    per iteration the log likelihood, the number of nodes and whether it moved go to
-    out_ll, out_nodes, out_acc. Returns (nodes, log likelihood) at the end."""
+         bucket, heat, p_change, rng, perm2, I2, F2, tmp, counts, stack, out_ll,
+         out_nodes, out_acc, out_move, ll):
+    """``n_iter`` moves from a tree of ``n`` nodes and log likelihood ``ll``: each a
+    change move with probability ``p_change``, else a regrow move. Per iteration the
+    log likelihood, the number of nodes, whether it moved and the move (0 regrow,
+    1 change) go to out_ll, out_nodes, out_acc, out_move. Returns (nodes, log
+    likelihood) at the end."""
     for it in range(n_iter):
-        n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
-                                   alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,
-                                   tmp, counts, stack)
+        if p_change > 0.0 and rng.random() < p_change:
+            acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                               m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+            out_move[it] = 1
+        else:
+            n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
+                                  alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,
+                                  tmp, counts, stack)
+            out_move[it] = 0
         if acc:     # summed afresh, so no rounding drifts along the chain
             ll = _tree_ll(n, I, F)
         out_ll[it] = ll

@@ -25,6 +25,24 @@ leaves' terms below k alone. This is the ``uc`` move of DESIGN.md ("MCMC") with 
 choice points of the proof replaced by the tree's nodes: a different proposal,
 the same target.
 
+**Change** (Chipman, George & McCulloch 1998). Pick a split node k uniformly among
+the s(T) split nodes; draw its new split uniformly among the |S(rows_k)| valid
+splits of its rows; every node below keeps its rule and takes its new rows. If a
+rule below is no longer a valid split of its new rows (fewer than min_leaf rows a
+side, or a threshold not among the rows' values), P(T') = 0 and the move is
+rejected. Otherwise T' has the same shape, s(T') = s(T) and rows_k is unchanged, so
+the proposal is symmetric and
+
+    a(T -> T') = min(1, P(T') / P(T) * (L(T') / L(T))^b),
+
+where P(T') / P(T) is the product over the nodes strictly below k of their new
+factor over their old one: |S(old rows)| / |S(new rows)| for a split node (p_d is
+the same), and (1 - p_d or 1, as the leaf's new rows have a valid split or not) over
+the old one for a leaf. Node k's own factor p_d / |S(rows_k)| cancels.
+
+A run mixes the two moves with a fixed probability of change (``run(change=...)``):
+a mixture of kernels that each leave pi_b invariant.
+
 The split rule is :meth:`slpy.data.RowSets.valid_splits`'s own kernel, so the
 compiled chain and the engine sample the same prior (tests/compiled check both
 against the exact posterior). Data must be numeric without missing values
@@ -103,16 +121,22 @@ class GrowtreeChain:
         self.n = 1
         self.log_lik = float(self.F[0, K.LL])
 
-    def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0) -> dict:
-        """``n_iter`` regrow moves at heat ``heat``; the trace per iteration:
-        log likelihood, nodes and accepted."""
+    def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
+            change: float = 0.0) -> dict:
+        """``n_iter`` moves at heat ``heat``, each a change move with probability
+        ``change``, else a regrow move; the trace per iteration: log likelihood,
+        nodes, accepted and the move (0 regrow, 1 change)."""
         n_iter = int(n_iter)
+        if not 0.0 <= change <= 1.0:
+            raise CompiledPathError(f"change must be a probability, not {change!r}")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
-               "accepted": np.empty(n_iter, dtype=np.bool_)}
+               "accepted": np.empty(n_iter, dtype=np.bool_),
+               "move": np.empty(n_iter, dtype=np.int8)}
         perm2, I2, F2, tmp, counts, stack = self._scratch
         self.n, ll = K._run(n_iter, self.n, self.perm, self.I, self.F, *self._data,
-                            float(heat), rng, perm2, I2, F2, tmp, counts, stack,
-                            out["log_lik"], out["nodes"], out["accepted"], self.log_lik)
+                            float(heat), float(change), rng, perm2, I2, F2, tmp, counts,
+                            stack, out["log_lik"], out["nodes"], out["accepted"],
+                            out["move"], self.log_lik)
         self.log_lik = float(ll)
         return out
 

@@ -160,3 +160,28 @@ def test_compiled_and_engine_target_the_same_posterior(small):
     compiled = visits(small, 1.0, 2000, 20, seed=21)
     assert chi2_pvalue(engine, probs) > 0.01
     assert chi2_pvalue(compiled, probs) > 0.01
+
+
+def test_change_keeps_the_flat_tree_consistent(bcw):
+    c = GrowtreeChain(bcw, 0.95, 1.0, 5)
+    rs = RowSets(bcw)
+    rng = np.random.default_rng(8)
+    changed = 0
+    for _ in range(40):
+        tr = c.run(50, rng, change=0.5)
+        check_tree(c, rs)
+        changed += int((tr["accepted"] & (tr["move"] == 1)).sum())
+    assert changed > 20
+
+
+@pytest.mark.parametrize("heat,thin,seed", [(0.0, 10, 6), (1.0, 20, 14)])
+def test_change_and_regrow_visit_the_exact_distribution(small, heat, thin, seed):
+    probs = exact(model_for(small, with_data=heat > 0), small, heat > 0)
+    c = GrowtreeChain(small, 0.95, 1.0, 5)
+    rng = np.random.default_rng(seed)
+    c.run(200, rng, heat, change=0.5)
+    counts = Counter()
+    for _ in range(6000):
+        c.run(thin, rng, heat, change=0.5)
+        counts[c.canonical()] += 1
+    assert chi2_pvalue(counts, probs) > 0.01
