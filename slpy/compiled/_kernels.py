@@ -2,8 +2,9 @@
 
 Flat arrays only. A tree is its nodes in pre-order:
 
-- ``I`` int64 [cap, 5], columns FEAT (the split feature, -1 at a leaf), LO and HI
-  (the node's rows are ``perm[LO:HI]``), DEPTH and SIZE (nodes in its subtree). A
+- ``I`` int64 [cap, 6], columns FEAT (the split feature, -1 at a leaf), LO and HI
+  (the node's rows are ``perm[LO:HI]``), DEPTH, SIZE (nodes in its subtree) and NS
+  (how many valid splits its rows have, -1 until some move needs it). A
   split's left child is the next node and its right child comes after the left
   child's subtree, so the children are found from SIZE; the rows of the two children
   are the two parts of their parent's range, left first.
@@ -26,7 +27,7 @@ from .._numba_config import kernel
 from ..data._kernels import _scan_splits
 from ..trees._lik_kernels import _dirichlet_leaf
 
-FEAT, LO, HI, DEPTH, SIZE = 0, 1, 2, 3, 4
+FEAT, LO, HI, DEPTH, SIZE, NS = 0, 1, 2, 3, 4, 5
 THR, LL = 0, 1
 
 
@@ -82,10 +83,12 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
         I[n, DEPTH] = dd
         pd = pa * (1.0 + dd) ** (-pb)
         split = -1
+        I[n, NS] = 0 if b - a < 2 * m else -1
         if b - a >= 2 * m and rng.random() < pd:
             fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[a:b], z1, z2,
                                                  m, bucket)
             S = fs.shape[0]
+            I[n, NS] = S
             if S > 0:
                 split = min(int(rng.random() * S), S - 1)
                 f = fs[split]
@@ -174,6 +177,15 @@ def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
 
 
 @kernel
+def _old_n_splits(I, o, perm, rankT, uvals, uoff, z1, z2, m, bucket):
+    """Node o's NS, counted (and kept: it depends on the rows alone) when unknown."""
+    if I[o, NS] < 0:
+        I[o, NS] = _n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals, uoff, z1, z2, m,
+                             bucket)
+    return I[o, NS]
+
+
+@kernel
 def _log_leaf_prior(n_splits, pd):
     """log P(stop) of a node with ``n_splits`` valid splits at split probability pd."""
     if n_splits == 0:
@@ -208,6 +220,7 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[lo:hi], z1, z2, m,
                                          bucket)
     S = fs.shape[0]
+    I[k, NS] = S
     s = min(int(rng.random() * S), S - 1)
     for i in range(lo, hi):
         perm2[i] = perm[i]
@@ -227,10 +240,11 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
             ll = _leaf_ll(perm2[a:b], y, alpha, counts)
             F2[j, LL] = ll
             dll += ll - F[o, LL]
-            log_r += (_log_leaf_prior(_n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2,
-                                                m, bucket), pd)
-                      - _log_leaf_prior(_n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals,
-                                                  uoff, z1, z2, m, bucket), pd))
+            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket)
+            I2[j, NS] = ns
+            log_r += (_log_leaf_prior(ns, pd)
+                      - _log_leaf_prior(_old_n_splits(I, o, perm, rankT, uvals, uoff, z1,
+                                                      z2, m, bucket), pd))
             if log_r == -np.inf:
                 return False
             continue
@@ -246,10 +260,10 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
         if not seen or mid - a < m or b - mid < m:
             return False         # not a valid split of its new rows: prior 0
         if j > 0:
-            log_r += (math.log(_n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals, uoff, z1,
-                                         z2, m, bucket))
-                      - math.log(_n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m,
-                                           bucket)))
+            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket)
+            I2[j, NS] = ns
+            log_r += (math.log(_old_n_splits(I, o, perm, rankT, uvals, uoff, z1, z2, m,
+                                             bucket)) - math.log(ns))
         c = j + 1 + I2[j + 1, SIZE]
         I2[j + 1, LO] = a
         I2[j + 1, HI] = mid

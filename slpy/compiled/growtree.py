@@ -108,14 +108,14 @@ class GrowtreeChain:
                       int(min_leaf), alpha, beta, float(rs.bucket_factor))
         cap = 2 * N + 1
         self.perm = np.arange(N, dtype=np.int32)
-        self.I = np.zeros((cap, 5), dtype=np.int64)
+        self.I = np.zeros((cap, 6), dtype=np.int64)
         self.F = np.zeros((cap, 2), dtype=np.float64)
-        self._scratch = (np.zeros(N, dtype=np.int32), np.zeros((cap, 5), dtype=np.int64),
+        self._scratch = (np.zeros(N, dtype=np.int32), np.zeros((cap, 6), dtype=np.int64),
                          np.zeros((cap, 2), dtype=np.float64), np.zeros(N, dtype=np.int32),
                          np.zeros(dataset.n_classes, dtype=np.int64),
                          np.zeros((cap, 3), dtype=np.int64))
         # the single leaf
-        self.I[0] = (-1, 0, N, 0, 1)
+        self.I[0] = (-1, 0, N, 0, 1, -1)
         self.F[0, K.LL] = K._leaf_ll(self.perm, self._data[6], self.alpha_vec,
                                      self._scratch[4])
         self.n = 1

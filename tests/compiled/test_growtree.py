@@ -72,6 +72,9 @@ def check_tree(c: GrowtreeChain, rs: RowSets):
     def walk(j, lo, hi, d):
         assert (I[j, K.LO], I[j, K.HI], I[j, K.DEPTH]) == (lo, hi, d)
         rows = np.sort(c.perm[lo:hi])
+        rid = rs._intern(rows, -1, -1, np.nan, False)
+        if I[j, K.NS] >= 0:       # the cached count of valid splits
+            assert I[j, K.NS] == len(rs.valid_splits(rid, c.params["min_leaf"]))
         if I[j, K.FEAT] < 0:
             assert I[j, K.SIZE] == 1
             assert F[j, K.LL] == pytest.approx(tree_log_likelihood(y, [rows], n_classes=2),
@@ -79,7 +82,6 @@ def check_tree(c: GrowtreeChain, rs: RowSets):
             ends.append(j)
             return 1
         f, t = int(I[j, K.FEAT]), float(F[j, K.THR])
-        rid = rs._intern(rows, -1, -1, np.nan, False)
         assert (f, t) in {(s[0], s[1]) for s in rs.valid_splits(rid, c.params["min_leaf"])}
         x = c.dataset.X[c.perm[lo:hi], f]
         mid = lo + int((x <= t).sum())
