@@ -77,7 +77,9 @@ def supports(dataset: Dataset) -> str | None:
 
 
 class GrowtreeChain:
-    """One chain of regrow moves on a GROWTREE tree, started at the single leaf.
+    """One chain of regrow and change moves on a GROWTREE tree, started at the single
+    leaf (outside the prior's support when alpha = 1: :meth:`sample_prior` starts
+    from a draw of the prior instead).
 
     ``alpha``, ``beta``, ``min_leaf``: the prior's parameters (priors/growtree.slp).
     ``dirichlet``: the Dirichlet likelihood's parameter (a number or one per class).
@@ -120,6 +122,15 @@ class GrowtreeChain:
                                      self._scratch[4])
         self.n = 1
         self.log_lik = float(self.F[0, K.LL])
+
+    def sample_prior(self, rng: np.random.Generator) -> None:
+        """Make the state a tree drawn from the prior (as the engine's chains start)."""
+        N = self.dataset.n_rows
+        perm2, I2, F2, tmp, counts, stack = self._scratch
+        self.perm[:] = np.arange(N, dtype=np.int32)
+        self.n, _ = K._grow(0, N, 0, self.perm, self.I, self.F, *self._data[:12], rng,
+                            tmp, counts, stack)
+        self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
     def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
             change: float = 0.0) -> dict:

@@ -128,6 +128,20 @@ def test_refuses_data_it_cannot_score():
 
 # ---- the distribution ---------------------------------------------------------------------
 
+def test_prior_draws_are_the_exact_prior(small):
+    """The subtree sampler alone (_grow from the root): independent draws."""
+    probs = exact(model_for(small, with_data=False), small, False)
+    c = GrowtreeChain(small, 0.95, 1.0, 5)
+    rng = np.random.default_rng(17)
+    counts = Counter()
+    for _ in range(6000):
+        c.sample_prior(rng)
+        counts[c.canonical()] += 1
+    assert chi2_pvalue(counts, probs) > 0.01
+    rs = RowSets(small)
+    check_tree(c, rs)
+
+
 def test_log_prior_of_visited_trees_is_the_exact_prior(small):
     m = model_for(small, with_data=False)
     probs = exact(m, small, False)
@@ -185,5 +199,46 @@ def test_change_and_regrow_visit_the_exact_distribution(small, heat, thin, seed)
     counts = Counter()
     for _ in range(6000):
         c.run(thin, rng, heat, change=0.5)
+        counts[c.canonical()] += 1
+    assert chi2_pvalue(counts, probs) > 0.01
+
+
+@pytest.mark.parametrize("change", [0.0, 0.5])
+def test_deeper_trees_visit_the_exact_posterior(change):
+    """30 rows: 20,355 trees of up to 5 splits, so moves splice subtrees in the middle
+    of the arrays; the trees and their numbers of leaves against the exact posterior."""
+    ds = load_csv(EXAMPLES / "kyphosis.csv").take(np.arange(30))
+    probs = exact(model_for(ds, with_data=True), ds, True)
+    assert len(probs) == 20355
+    c = GrowtreeChain(ds, 0.95, 1.0, 5)
+    rng = np.random.default_rng(31)
+    c.run(500, rng, change=change)
+    counts = Counter()
+    for _ in range(20000):
+        c.run(20, rng, change=change)
+        counts[c.canonical()] += 1
+    assert chi2_pvalue(counts, probs) > 0.01
+    by_leaves, seen = Counter(), Counter()
+    for k, p in probs.items():
+        by_leaves[k.count("leaf")] += p
+    for k, n in counts.items():
+        seen[k.count("leaf")] += n
+    assert chi2_pvalue(seen, by_leaves) > 0.01
+
+
+def test_a_root_that_must_split(small):
+    """alpha = 1: a node with a valid split at depth 0 always splits (its leaf has
+    prior 0, which the change move must never propose into)."""
+    from ..mcmc.exact_growtree import enumerate_trees
+    trees = enumerate_trees(RowSets(small), small.feature_names, 1.0, 0.5, 5)
+    probs = {k: p for k, p, _ in trees if p > 0}
+    assert abs(sum(probs.values()) - 1) < 1e-9 and "leaf" not in probs
+    c = GrowtreeChain(small, 1.0, 0.5, 5)
+    rng = np.random.default_rng(2)
+    c.sample_prior(rng)
+    assert c.n > 1
+    counts = Counter()
+    for _ in range(5000):
+        c.run(10, rng, 0.0, change=0.5)
         counts[c.canonical()] += 1
     assert chi2_pvalue(counts, probs) > 0.01
