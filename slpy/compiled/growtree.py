@@ -17,7 +17,8 @@ depth, so the reverse move picks it with probability 1/n(T') and draws T_k back
 with probability P(T_k | rows_k, d_k). Treating k as part of the proposal,
 
     a(T -> T') = min(1, [pi_b(T') q(T | T')] / [pi_b(T) q(T' | T)])
-               = min(1, [P(T') L(T')^b / n(T')  P(T_k | .)] / [P(T) L(T)^b / n(T)  P(T'_k | .)])
+               = min(1, [P(T') L(T')^b P(T_k | .) / n(T')]
+                        / [P(T) L(T)^b P(T'_k | .) / n(T)])
                = min(1, n(T) / n(T') * (L(T') / L(T))^b),
 
 since P(T') / P(T) = P(T'_k | .) / P(T_k | .). L(T') / L(T) is the ratio of the

@@ -113,7 +113,7 @@ def test_the_flat_tree_stays_consistent_along_a_chain(bcw):
 def test_same_seed_same_chain(bcw):
     def go():
         c = GrowtreeChain(bcw)
-        tr = c.run(2000, np.random.default_rng(9))
+        tr = c.run(2000, np.random.default_rng(9), change=0.3)
         return c.canonical(), tr["log_lik"].tobytes(), tr["accepted"].tobytes()
     assert go() == go()
 
@@ -124,6 +124,15 @@ def test_refuses_data_it_cannot_score():
         GrowtreeChain(ds, min_leaf=0)
     with pytest.raises(CompiledPathError, match="alpha"):
         GrowtreeChain(ds, alpha=1.5)
+    with pytest.raises(CompiledPathError, match="numeric features"):
+        GrowtreeChain(load_csv(EXAMPLES / "asia.csv", class_col="either",
+                               categorical=["asia", "tub", "smoke"],
+                               exclude=["lung", "bronc", "xray", "dysp"]))
+    with pytest.raises(CompiledPathError, match="classification"):
+        GrowtreeChain(load_csv(EXAMPLES / "kyphosis.csv", class_col="Start",
+                               regression=True, exclude=["class"]))
+    with pytest.raises(CompiledPathError, match="probability"):
+        GrowtreeChain(ds).run(1, np.random.default_rng(0), change=2.0)
 
 
 # ---- the distribution ---------------------------------------------------------------------
