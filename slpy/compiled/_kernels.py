@@ -194,42 +194,25 @@ def _log_leaf_prior(n_splits, pd):
 
 
 @kernel
-def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
-                 bucket, heat, rng, perm2, I2, F2, tmp, counts):
-    """One change move: a split node drawn uniformly gets a split drawn uniformly
-    among its valid ones; the nodes below keep their rules and take their new rows
-    (see slpy.compiled.growtree). Returns accepted (False also when the tree has no
-    split or a rule below stops being valid)."""
-    n_int = 0
-    for j in range(n):
-        if I[j, FEAT] >= 0:
-            n_int += 1
-    if n_int == 0:
-        return False
-    r = min(int(rng.random() * n_int), n_int - 1)
-    k = -1
-    for j in range(n):
-        if I[j, FEAT] >= 0:
-            if r == 0:
-                k = j
-                break
-            r -= 1
-    lo = I[k, LO]
-    hi = I[k, HI]
-    sk = I[k, SIZE]
-    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[lo:hi], z1, z2, m,
-                                         bucket)
-    S = fs.shape[0]
-    I[k, NS] = S
-    s = min(int(rng.random() * S), S - 1)
-    for i in range(lo, hi):
+def _copy_subtree(k, perm, I, F, perm2, I2, F2):
+    """Node k's subtree into I2, F2 from index 0, and its rows into perm2."""
+    for i in range(I[k, LO], I[k, HI]):
         perm2[i] = perm[i]
-    for j in range(sk):
+    for j in range(I[k, SIZE]):
         I2[j] = I[k + j]
         F2[j] = F[k + j]
-    I2[0, FEAT] = fs[s]
-    F2[0, THR] = ts[s]
-    log_r = 0.0          # log P(T') / P(T): the factors of the nodes below k
+
+
+@kernel
+def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+             bucket, rng, perm2, I2, F2, tmp, counts):
+    """Accept or reject node k's subtree as I2 holds it: the same shape, new rules
+    (node k's rows and number of splits unchanged). The rows are routed down the new
+    rules; a rule that is not a valid split of its new rows gives P(T') = 0, a
+    rejection. Otherwise accept with P(T') / P(T) (L' / L)^heat, the factors of the
+    nodes strictly below k (see slpy.compiled.growtree). Returns accepted."""
+    sk = I[k, SIZE]
+    log_r = 0.0
     dll = 0.0
     for j in range(sk):  # pre-order: a node's range is set before it is reached
         a = I2[j, LO]
@@ -274,9 +257,86 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     for j in range(sk):
         I[k + j] = I2[j]
         F[k + j] = F2[j]
-    for i in range(lo, hi):
+    for i in range(I[k, LO], I[k, HI]):
         perm[i] = perm2[i]
     return True
+
+
+@kernel
+def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+                 bucket, heat, rng, perm2, I2, F2, tmp, counts):
+    """One change move: a split node drawn uniformly gets a split drawn uniformly
+    among its valid ones; the nodes below keep their rules and take their new rows
+    (see slpy.compiled.growtree). Returns accepted (False also when the tree has no
+    split or a rule below stops being valid)."""
+    n_int = 0
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            n_int += 1
+    if n_int == 0:
+        return False
+    r = min(int(rng.random() * n_int), n_int - 1)
+    k = -1
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            if r == 0:
+                k = j
+                break
+            r -= 1
+    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
+                                         z1, z2, m, bucket)
+    S = fs.shape[0]
+    I[k, NS] = S
+    s = min(int(rng.random() * S), S - 1)
+    _copy_subtree(k, perm, I, F, perm2, I2, F2)
+    I2[0, FEAT] = fs[s]
+    F2[0, THR] = ts[s]
+    return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts)
+
+
+@kernel
+def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+               bucket, heat, rng, perm2, I2, F2, tmp, counts):
+    """One swap move: a (split node, split child) pair drawn uniformly trades rules;
+    when both children split on the same rule, both take the parent's (see
+    slpy.compiled.growtree). Returns accepted."""
+    n_pairs = 0
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            c = j + 1
+            n_pairs += (I[c, FEAT] >= 0) + (I[c + I[c, SIZE], FEAT] >= 0)
+    if n_pairs == 0:
+        return False
+    r = min(int(rng.random() * n_pairs), n_pairs - 1)
+    k = -1
+    c = -1
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            left = j + 1
+            right = left + I[left, SIZE]
+            for ch in (left, right):
+                if I[ch, FEAT] >= 0:
+                    if r == 0:
+                        k = j
+                        c = ch
+                    r -= 1
+            if k >= 0:
+                break
+    left = k + 1
+    right = left + I[left, SIZE]
+    other = right if c == left else left
+    _copy_subtree(k, perm, I, F, perm2, I2, F2)
+    both = I[other, FEAT] == I[c, FEAT] and F[other, THR] == F[c, THR]
+    I2[0, FEAT] = I[c, FEAT]
+    F2[0, THR] = F[c, THR]
+    I2[c - k, FEAT] = I[k, FEAT]
+    F2[c - k, THR] = F[k, THR]
+    if both:
+        I2[other - k, FEAT] = I[k, FEAT]
+        F2[other - k, THR] = F[k, THR]
+    return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts)
 
 
 @kernel
@@ -291,18 +351,23 @@ def _tree_ll(n, I, F):
 
 @kernel
 def _run(n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
-         bucket, heat, p_change, rng, perm2, I2, F2, tmp, counts, stack, out_ll,
-         out_nodes, out_acc, out_move, ll):
+         bucket, heat, p_change, p_swap, rng, perm2, I2, F2, tmp, counts, stack,
+         out_ll, out_nodes, out_acc, out_move, ll):
     """``n_iter`` moves from a tree of ``n`` nodes and log likelihood ``ll``: each a
-    change move with probability ``p_change``, else a regrow move. Per iteration the
-    log likelihood, the number of nodes, whether it moved and the move (0 regrow,
-    1 change) go to out_ll, out_nodes, out_acc, out_move. Returns (nodes, log
-    likelihood) at the end."""
+    change move with probability ``p_change``, a swap move with probability
+    ``p_swap``, else a regrow move. Per iteration the log likelihood, the number of
+    nodes, whether it moved and the move (0 regrow, 1 change, 2 swap) go to out_ll,
+    out_nodes, out_acc, out_move. Returns (nodes, log likelihood) at the end."""
     for it in range(n_iter):
-        if p_change > 0.0 and rng.random() < p_change:
+        u = rng.random() if p_change + p_swap > 0.0 else 1.0
+        if u < p_change:
             acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
                                m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
             out_move[it] = 1
+        elif u < p_change + p_swap:
+            acc = _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                             m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+            out_move[it] = 2
         else:
             n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
                                   alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,

@@ -41,8 +41,17 @@ factor over their old one: |S(old rows)| / |S(new rows)| for a split node (p_d i
 the same), and (1 - p_d or 1, as the leaf's new rows have a valid split or not) over
 the old one for a leaf. Node k's own factor p_d / |S(rows_k)| cancels.
 
-A run mixes the two moves with a fixed probability of change (``run(change=...)``):
-a mixture of kernels that each leave pi_b invariant.
+**Swap** (Chipman, George & McCulloch 1998). Pick a pair (split node k, split child
+c) uniformly among the pairs of the tree; k and c trade rules, and when k's other
+child splits on the same rule as c, it takes k's rule too. The rows of k are
+unchanged and c's rule, valid on a subset of them, is valid on them. The shape is
+unchanged, so the number of pairs is, and the reverse move is the same pair (a child
+never has its parent's rule: all its rows fall on one side of it), so the proposal
+is symmetric and a(T -> T') is the change move's formula: P(T')/P(T) over the nodes
+strictly below k, times (L'/L)^b; node k's factor p_d / |S(rows_k)| is unchanged.
+
+A run mixes the moves with fixed probabilities (``run(change=..., swap=...)``): a
+mixture of kernels that each leave pi_b invariant.
 
 The split rule is :meth:`slpy.data.RowSets.valid_splits`'s own kernel, so the
 compiled chain and the engine sample the same prior (tests/compiled check both
@@ -134,19 +143,22 @@ class GrowtreeChain:
         self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
     def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
-            change: float = 0.0) -> dict:
+            change: float = 0.0, swap: float = 0.0) -> dict:
         """``n_iter`` moves at heat ``heat``, each a change move with probability
-        ``change``, else a regrow move; the trace per iteration: log likelihood,
-        nodes, accepted and the move (0 regrow, 1 change)."""
+        ``change``, a swap move with probability ``swap``, else a regrow move; the
+        trace per iteration: log likelihood, nodes, accepted and the move (0 regrow,
+        1 change, 2 swap)."""
         n_iter = int(n_iter)
-        if not 0.0 <= change <= 1.0:
-            raise CompiledPathError(f"change must be a probability, not {change!r}")
+        change, swap = float(change), float(swap)
+        if not (0.0 <= change and 0.0 <= swap and change + swap <= 1.0):
+            raise CompiledPathError(f"change and swap must be probabilities summing to at "
+                                    f"most 1, not {change!r} and {swap!r}")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
                "accepted": np.empty(n_iter, dtype=np.bool_),
                "move": np.empty(n_iter, dtype=np.int8)}
         perm2, I2, F2, tmp, counts, stack = self._scratch
         self.n, ll = K._run(n_iter, self.n, self.perm, self.I, self.F, *self._data,
-                            float(heat), float(change), rng, perm2, I2, F2, tmp, counts,
+                            float(heat), change, swap, rng, perm2, I2, F2, tmp, counts,
                             stack, out["log_lik"], out["nodes"], out["accepted"],
                             out["move"], self.log_lik)
         self.log_lik = float(ll)

@@ -131,8 +131,10 @@ def test_refuses_data_it_cannot_score():
     with pytest.raises(CompiledPathError, match="classification"):
         GrowtreeChain(load_csv(EXAMPLES / "kyphosis.csv", class_col="Start",
                                regression=True, exclude=["class"]))
-    with pytest.raises(CompiledPathError, match="probability"):
+    with pytest.raises(CompiledPathError, match="probabilities"):
         GrowtreeChain(ds).run(1, np.random.default_rng(0), change=2.0)
+    with pytest.raises(CompiledPathError, match="probabilities"):
+        GrowtreeChain(ds).run(1, np.random.default_rng(0), change=0.6, swap=0.6)
 
 
 # ---- the distribution ---------------------------------------------------------------------
@@ -187,33 +189,40 @@ def test_compiled_and_engine_target_the_same_posterior(small):
     assert chi2_pvalue(compiled, probs) > 0.01
 
 
-def test_change_keeps_the_flat_tree_consistent(bcw):
+def test_change_and_swap_keep_the_flat_tree_consistent(bcw):
     c = GrowtreeChain(bcw, 0.95, 1.0, 5)
     rs = RowSets(bcw)
     rng = np.random.default_rng(8)
-    changed = 0
+    changed = swapped = 0
     for _ in range(40):
-        tr = c.run(50, rng, change=0.5)
+        tr = c.run(50, rng, change=0.4, swap=0.4)
         check_tree(c, rs)
         changed += int((tr["accepted"] & (tr["move"] == 1)).sum())
-    assert changed > 20
+        swapped += int((tr["accepted"] & (tr["move"] == 2)).sum())
+    assert changed > 20 and swapped > 5
 
 
-@pytest.mark.parametrize("heat,thin,seed", [(0.0, 10, 6), (1.0, 20, 14)])
-def test_change_and_regrow_visit_the_exact_distribution(small, heat, thin, seed):
+@pytest.mark.parametrize("heat,thin,seed,change,swap", [
+    (0.0, 10, 6, 0.5, 0.0), (1.0, 20, 14, 0.5, 0.0),
+    (0.0, 10, 7, 0.2, 0.5), (1.0, 20, 15, 0.2, 0.5)])
+def test_change_and_swap_visit_the_exact_distribution(small, heat, thin, seed, change,
+                                                      swap):
     probs = exact(model_for(small, with_data=heat > 0), small, heat > 0)
     c = GrowtreeChain(small, 0.95, 1.0, 5)
     rng = np.random.default_rng(seed)
-    c.run(200, rng, heat, change=0.5)
+    c.run(200, rng, heat, change=change, swap=swap)
     counts = Counter()
+    moved = 0
     for _ in range(6000):
-        c.run(thin, rng, heat, change=0.5)
+        tr = c.run(thin, rng, heat, change=change, swap=swap)
+        moved += int((tr["accepted"] & (tr["move"] == 2)).sum())
         counts[c.canonical()] += 1
     assert chi2_pvalue(counts, probs) > 0.01
+    assert moved > 100 or swap == 0
 
 
-@pytest.mark.parametrize("change", [0.0, 0.5])
-def test_deeper_trees_visit_the_exact_posterior(change):
+@pytest.mark.parametrize("change,swap", [(0.0, 0.0), (0.5, 0.0), (0.3, 0.4)])
+def test_deeper_trees_visit_the_exact_posterior(change, swap):
     """30 rows: 20,355 trees of up to 5 splits, so moves splice subtrees in the middle
     of the arrays; the trees and their numbers of leaves against the exact posterior."""
     ds = load_csv(EXAMPLES / "kyphosis.csv").take(np.arange(30))
@@ -221,10 +230,10 @@ def test_deeper_trees_visit_the_exact_posterior(change):
     assert len(probs) == 20355
     c = GrowtreeChain(ds, 0.95, 1.0, 5)
     rng = np.random.default_rng(31)
-    c.run(500, rng, change=change)
+    c.run(500, rng, change=change, swap=swap)
     counts = Counter()
     for _ in range(20000):
-        c.run(20, rng, change=change)
+        c.run(20, rng, change=change, swap=swap)
         counts[c.canonical()] += 1
     assert chi2_pvalue(counts, probs) > 0.01
     by_leaves, seen = Counter(), Counter()
