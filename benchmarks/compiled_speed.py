@@ -2,13 +2,13 @@
 (slpy.compiled.growtree) beside one engine ``uc`` chain (benchmarks/mcmc_speed.py's
 measure), GROWTREE alpha 0.95, beta 1, min_leaf 5, the Dirichlet likelihood, on BCW,
 Pima and Kyphosis. Per seed the two alternate in one process; the ratio printed is the
-median of the per-seed ratios. The compiled chain runs regrow alone and regrow mixed
-with change (probability 1/2 each).
+median of the per-seed ratios. The compiled chain runs regrow alone, regrow mixed
+with change (probability 1/2 each), and regrow, change and swap (0.4, 0.3, 0.3).
 
 With --agreement it prints instead, per data set and seed, what each path reaches in
 the same CPU time: the mean log-likelihood and leaves of an engine ``uc`` chain
 (--iterations after as many again of burn-in) and of the two compiled chains given the
-engine's CPU time (a fifth of it burn-in).
+engine's CPU time (a fifth of it burn-in), each started from a draw of the prior.
 
     python benchmarks/compiled_speed.py [--iterations N] [--compiled-iterations M]
                                         [--repeat R] [--only bcw pima kyphosis]
@@ -33,17 +33,23 @@ from slpy.compiled.growtree import GrowtreeChain  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 
 
-def compiled_rate(name: str, iterations: int, seed: int, change: float = 0.0
-                  ) -> tuple[float, float]:
+# (label, probability of change, probability of swap); regrow takes the rest
+VARIANTS = (("regrow", 0.0, 0.0), ("regrow+change", 0.5, 0.0),
+            ("regrow+change+swap", 0.3, 0.3))
+
+
+def compiled_rate(name: str, iterations: int, seed: int, change: float = 0.0,
+                  swap: float = 0.0) -> tuple[float, float]:
     """(iterations per CPU-second, acceptance rate) of one compiled chain, after
     iterations // 5 to warm up (the first call also loads or compiles the kernels,
     outside the clock)."""
     ds = load_csv(BUNDLED / f"{name}.csv")
     c = GrowtreeChain(ds, 0.95, 1.0, 5)
     rng = np.random.default_rng(seed)
-    c.run(max(iterations // 5, 1), rng, change=change)
+    c.sample_prior(rng)
+    c.run(max(iterations // 5, 1), rng, change=change, swap=swap)
     c0 = time.process_time()
-    tr = c.run(iterations, rng, change=change)
+    tr = c.run(iterations, rng, change=change, swap=swap)
     spent = time.process_time() - c0
     return iterations / spent, float(tr["accepted"].mean())
 
@@ -76,16 +82,17 @@ def engine_means(name: str, iterations: int, seed: int) -> tuple[float, float, f
     return time.process_time() - c0, float(np.mean(ll)), float(np.mean(leaves))
 
 
-def compiled_means(name: str, seconds: float, seed: int, change: float
+def compiled_means(name: str, seconds: float, seed: int, change: float, swap: float
                    ) -> tuple[int, float, float]:
     """(iterations, mean log-likelihood, mean leaves) of a compiled chain run for
     ``seconds`` of CPU, the means over the last four fifths."""
     c = GrowtreeChain(load_csv(BUNDLED / f"{name}.csv"), 0.95, 1.0, 5)
     rng = np.random.default_rng(seed)
     c0 = time.process_time()
+    c.sample_prior(rng)
     parts = []
     while time.process_time() - c0 < seconds:
-        parts.append(c.run(5000, rng, change=change))
+        parts.append(c.run(5000, rng, change=change, swap=swap))
     kept = parts[len(parts) // 5:]
     ll = np.concatenate([t["log_lik"] for t in kept])
     nodes = np.concatenate([t["nodes"] for t in kept])
@@ -98,8 +105,8 @@ def agreement(a) -> None:
             sec, ell, elv = engine_means(name, a.iterations, seed)
             line = (f"{name} seed {seed}: engine uc {2 * a.iterations:,} it in {sec:.1f} "
                     f"CPU-s: log-lik {ell:.1f}, leaves {elv:.2f}")
-            for label, ch in (("regrow", 0.0), ("regrow+change", 0.5)):
-                n, cll, clv = compiled_means(name, sec, seed, ch)
+            for label, ch, sw in VARIANTS:
+                n, cll, clv = compiled_means(name, sec, seed, ch, sw)
                 line += f"; compiled {label} {n:,} it: {cll:.1f}, {clv:.2f}"
             print(line, flush=True)
 
@@ -124,26 +131,22 @@ def main():
     print(f"machine: {cpu_model()}; first compiled call (kernels loaded or compiled): "
           f"{time.process_time() - t0:.2f} CPU-s")
     for name in a.only:
-        eng, comp, mix, ratio, ratio_mix, acc, acc_mix = ([] for _ in range(7))
+        eng, rates, accs = [], {v[0]: [] for v in VARIANTS}, {v[0]: [] for v in VARIANTS}
         for seed in range(a.repeat):        # alternating: engine, compiled, engine, ...
-            e = mcmc_speed.rate(name, a.iterations, 1, seed)
-            c, ac = compiled_rate(name, a.compiled_iterations, seed)
-            x, ax = compiled_rate(name, a.compiled_iterations, seed, change=0.5)
-            eng.append(e)
-            comp.append(c)
-            mix.append(x)
-            ratio.append(c / e)
-            ratio_mix.append(x / e)
-            acc.append(ac)
-            acc_mix.append(ax)
+            eng.append(mcmc_speed.rate(name, a.iterations, 1, seed))
+            for label, ch, sw in VARIANTS:
+                r, ac = compiled_rate(name, a.compiled_iterations, seed, ch, sw)
+                rates[label].append(r)
+                accs[label].append(ac)
         rows = load_csv(BUNDLED / f"{name}.csv").n_rows
         med = statistics.median
-        print(f"{name} ({rows} rows): engine uc {med(eng):,.0f} it/CPU-s; compiled regrow "
-              f"{med(comp):,.0f} it/CPU-s, {med(ratio):.0f}x (per seed "
-              f"{', '.join(f'{r:.0f}' for r in ratio)}), acceptance {med(acc):.2f}; "
-              f"compiled regrow+change {med(mix):,.0f} it/CPU-s, {med(ratio_mix):.0f}x "
-              f"(per seed {', '.join(f'{r:.0f}' for r in ratio_mix)}), acceptance "
-              f"{med(acc_mix):.2f}")
+        line = f"{name} ({rows} rows): engine uc {med(eng):,.0f} it/CPU-s"
+        for label, _, _ in VARIANTS:
+            ratio = [r / e for r, e in zip(rates[label], eng)]
+            line += (f"; compiled {label} {med(rates[label]):,.0f} it/CPU-s, "
+                     f"{med(ratio):.0f}x (per seed {', '.join(f'{x:.0f}' for x in ratio)}),"
+                     f" acceptance {med(accs[label]):.2f}")
+        print(line, flush=True)
 
 
 if __name__ == "__main__":
