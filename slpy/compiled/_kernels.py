@@ -66,7 +66,6 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
     writing its nodes in pre-order into I, F from index 0 (perm[lo:hi] is reordered).
     A node splits with probability pa (1 + d)^-pb when it has a valid split, on a
     split drawn uniformly; otherwise it is a leaf. Returns (nodes, sum of leaf LL)."""
-    top = 0
     stack[0, 0] = lo
     stack[0, 1] = hi
     stack[0, 2] = d
