@@ -28,7 +28,7 @@ if __name__ == "__main__" and not __package__:  # python benchmarks/compiled_spe
 
 from benchmarks import mcmc_speed  # noqa: E402
 from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
-from benchmarks.lib.env import BUNDLED, PRIORS, cpu_model  # noqa: E402
+from benchmarks.lib.env import BUNDLED, cpu_model  # noqa: E402
 from slpy.compiled.growtree import GrowtreeChain  # noqa: E402
 from slpy.data import load_csv  # noqa: E402
 
@@ -57,18 +57,11 @@ def compiled_rate(name: str, iterations: int, seed: int, change: float = 0.0,
 def engine_means(name: str, iterations: int, seed: int) -> tuple[float, float, float]:
     """(CPU-seconds, mean log-likelihood, mean leaves) of an engine uc chain of
     2 x iterations, the means over the second half."""
-    from slpy import Program
+    from benchmarks.lib.data import growtree_model
     from slpy.mcmc.chain import sample_chain
     from slpy.mcmc.kernel import build_kernel
-    from slpy.mcmc.model import PosteriorModel
-    from slpy.trees import make_likelihood
-    from slpy.trees.family import TreeScorer
     from slpy.trees.term import shape
-    ds = load_csv(BUNDLED / f"{name}.csv")
-    p = Program()
-    p.consult(PRIORS / "growtree.slp")
-    p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
+    m = growtree_model(name)
     rng = np.random.default_rng(seed)
     ll, leaves = [], []
 

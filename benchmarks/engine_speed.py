@@ -18,23 +18,14 @@ if __name__ == "__main__" and not __package__:  # python benchmarks/engine_speed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.lib.cli import parser  # noqa: E402
-from benchmarks.lib.env import BUNDLED, PRIORS  # noqa: E402
 
 
 def rate(name: str, proposal: str, iterations: int, seed: int) -> float:
     """Iterations per CPU-second of one chain (no tempering) on the data set `name`."""
-    from slpy import Program
-    from slpy.data import load_csv
-    from slpy.trees import make_likelihood
-    from slpy.trees.family import TreeScorer
-    from slpy.mcmc.model import PosteriorModel
+    from benchmarks.lib.data import growtree_model
     from slpy.mcmc.chain import sample_chain
     from slpy.mcmc.kernel import build_kernel
-    ds = load_csv(BUNDLED / f"{name}.csv")
-    p = Program()
-    p.consult(PRIORS / "growtree.slp")
-    p.attach_data(ds)
-    m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
+    m = growtree_model(name)
     rng = np.random.default_rng(seed)
     kernel, state = build_kernel(m, proposal), m.sample_prior(rng)
     warm = iterations // 5

@@ -50,3 +50,19 @@ def hidden_xor(n: int, seed: int, source: str | None = None):
     y = (X[:, :4].sum(axis=1) % 2).astype(np.int32)
     kw = {} if source is None else {"source": source}
     return Dataset(X, y, [f"x{j}" for j in range(1, 21)], ["0", "1"], **kw)
+
+
+def growtree_model(name: str):
+    """The GROWTREE posterior on a bundled data set as the engine samples it: a
+    slpy.mcmc.model.PosteriorModel of priors/growtree.slp with the Dirichlet likelihood."""
+    from slpy import Program
+    from slpy.data import load_csv
+    from slpy.mcmc.model import PosteriorModel
+    from slpy.trees import make_likelihood
+    from slpy.trees.family import TreeScorer
+    from .env import BUNDLED, PRIORS
+    ds = load_csv(BUNDLED / f"{name}.csv")
+    p = Program()
+    p.consult(PRIORS / "growtree.slp")
+    p.attach_data(ds)
+    return PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", ds)))
