@@ -60,6 +60,12 @@ SAMPLERS = {
     "4x8g": dict(chains=4, temper=8, init="greedy"),
     "1x8g": dict(chains=1, temper=8, init="greedy"),
     "smc": dict(method="smc", chains=4),
+    # trees: the engine's moves on proof trees (the default before the compiled path),
+    # and the compiled path's mixtures (issue 27)
+    "engine": dict(path="engine"),
+    "c-noexact": dict(proposal="regrow:0.5,change:0.3,swap:0.2"),
+    "c-exact0.1": dict(proposal="regrow:0.4,change:0.3,swap:0.2,exact:1:0.1"),
+    "c-exact0.2": dict(proposal="regrow:0.35,change:0.3,swap:0.15,exact:1:0.2"),
 }
 
 

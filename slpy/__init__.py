@@ -24,6 +24,7 @@ def _load_shipped_plugins():
     from .cluster import builtins as _cl, family as _cl_family  # noqa: F401  cluster_items/1
     from .trees import family as _tree_family    # noqa: F401
     from .pcfg import exact_move as _exact_move  # noqa: F401  the tree family's exact move
+    from .compiled import path as _compiled      # noqa: F401  GROWTREE's compiled path
 
 
 _plugins.add_loader(_load_shipped_plugins)

@@ -142,6 +142,13 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     log_a = heat * (ll_new - ll_old) + math.log(n) - math.log(n_new)
     if not (math.log(rng.random()) < log_a):
         return n, False
+    return _splice(k, n, sk, s_new, lo, hi, perm, I, F, perm2, I2, F2), True
+
+
+@kernel
+def _splice(k, n, sk, s_new, lo, hi, perm, I, F, perm2, I2, F2):
+    """Node k's subtree of ``sk`` nodes replaced by the ``s_new`` nodes in I2, F2, its
+    rows perm[lo:hi] by perm2[lo:hi]. Returns the tree's nodes after."""
     delta = s_new - sk
     j = 0
     while j != k:       # the ancestors of k gain delta nodes
@@ -164,7 +171,7 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
         F[k + j] = F2[j]
     for i in range(lo, hi):
         perm[i] = perm2[i]
-    return n_new, True
+    return n + delta
 
 
 @kernel
@@ -349,32 +356,21 @@ def _tree_ll(n, I, F):
 
 
 @kernel
-def _run(n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
-         bucket, heat, p_change, p_swap, rng, perm2, I2, F2, tmp, counts, stack,
-         out_ll, out_nodes, out_acc, out_move, ll):
-    """``n_iter`` moves from a tree of ``n`` nodes and log likelihood ``ll``: each a
-    change move with probability ``p_change``, a swap move with probability
-    ``p_swap``, else a regrow move. Per iteration the log likelihood, the number of
-    nodes, whether it moved and the move (0 regrow, 1 change, 2 swap) go to out_ll,
-    out_nodes, out_acc, out_move. Returns (nodes, log likelihood) at the end."""
-    for it in range(n_iter):
-        u = rng.random() if p_change + p_swap > 0.0 else 1.0
-        if u < p_change:
-            acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                               m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
-            out_move[it] = 1
-        elif u < p_change + p_swap:
-            acc = _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                             m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
-            out_move[it] = 2
-        else:
-            n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
-                                  alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,
-                                  tmp, counts, stack)
-            out_move[it] = 0
-        if acc:     # summed afresh, so no rounding drifts along the chain
-            ll = _tree_ll(n, I, F)
-        out_ll[it] = ll
-        out_nodes[it] = n
-        out_acc[it] = acc
-    return n, ll
+def _snapshot(n, I, F, old_feat, old_thr):
+    """A copy of the tree's split features and thresholds in pre-order, its leaves and
+    depth, and whether it equals the tree (old_feat, old_thr): what a chain's state
+    keeps of it."""
+    feat = np.empty(n, dtype=np.int64)
+    thr = np.empty(n, dtype=np.float64)
+    leaves = 0
+    depth = 0
+    same = n == old_feat.shape[0]
+    for j in range(n):
+        feat[j] = I[j, FEAT]
+        thr[j] = F[j, THR]
+        if feat[j] < 0:
+            leaves += 1
+        depth = max(depth, I[j, DEPTH])
+        if same and (feat[j] != old_feat[j] or thr[j] != old_thr[j]):
+            same = False
+    return feat, thr, leaves, depth, same

@@ -67,6 +67,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..data.rowsets import RowSets
 from ..data.splits import threshold_value
+from . import _exact as X
 from . import _kernels as K
 
 __all__ = ["GrowtreeChain", "CompiledPathError", "supports"]
@@ -97,7 +98,8 @@ class GrowtreeChain:
     """
 
     def __init__(self, dataset: Dataset, alpha: float = 0.95, beta: float = 1.0,
-                 min_leaf: int = 5, dirichlet=1.0, rowsets: RowSets | None = None):
+                 min_leaf: int = 5, dirichlet=1.0, rowsets: RowSets | None = None,
+                 exact_depth: int = 2):
         why = supports(dataset)
         if why:
             raise CompiledPathError(why)
@@ -132,6 +134,30 @@ class GrowtreeChain:
                                      self._scratch[4])
         self.n = 1
         self.log_lik = float(self.F[0, K.LL])
+        # one iteration's outputs, for step()
+        self._one = (np.empty(1), np.empty(1, dtype=np.int64), np.empty(1, dtype=np.bool_),
+                     np.empty(1, dtype=np.int8))
+        self._exact = self._exact_inputs(rs, int(exact_depth))
+
+    def _exact_inputs(self, rs: RowSets, h_max: int) -> tuple:
+        """The exact move's arrays: its bookkeeping of the tree, then the block
+        sampler's inputs as slpy.pcfg.block.GrowtreeBlock makes them."""
+        from ..pcfg.exact_move import MAX_DEPTH, WORK
+        if not 1 <= h_max <= MAX_DEPTH:
+            raise CompiledPathError(f"the exact move's depth must be between 1 and "
+                                    f"{MAX_DEPTH}, not {h_max!r}")
+        cap = len(self.I)
+        a = self.alpha_vec
+        return (np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+                np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+                np.ascontiguousarray(np.argsort(rs._rankT, axis=1, kind="stable"),
+                                     dtype=np.int32),
+                np.zeros(self.dataset.n_rows, dtype=np.int8),
+                np.array(self.dataset.y, dtype=np.int64), float(a.sum()),
+                float(math.lgamma(a.sum()) - sum(math.lgamma(x) for x in a)),
+                np.empty(2 ** (h_max + 1), dtype=np.int64),
+                np.empty(2 ** (h_max + 1), dtype=np.float64), np.zeros(1), h_max,
+                float(WORK))
 
     def sample_prior(self, rng: np.random.Generator) -> None:
         """Make the state a tree drawn from the prior (as the engine's chains start)."""
@@ -143,26 +169,123 @@ class GrowtreeChain:
         self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
     def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
-            change: float = 0.0, swap: float = 0.0) -> dict:
+            change: float = 0.0, swap: float = 0.0, exact: float = 0.0) -> dict:
         """``n_iter`` moves at heat ``heat``, each a change move with probability
-        ``change``, a swap move with probability ``swap``, else a regrow move; the
+        ``change``, a swap move with probability ``swap``, an exact move (of the depth
+        the chain was made with) with probability ``exact``, else a regrow move; the
         trace per iteration: log likelihood, nodes, accepted and the move (0 regrow,
-        1 change, 2 swap)."""
+        1 change, 2 swap, 3 exact)."""
         n_iter = int(n_iter)
-        change, swap = float(change), float(swap)
-        if not (0.0 <= change and 0.0 <= swap and change + swap <= 1.0):
-            raise CompiledPathError(f"change and swap must be probabilities summing to at "
-                                    f"most 1, not {change!r} and {swap!r}")
+        change, swap, exact = float(change), float(swap), float(exact)
+        if not (0.0 <= change and 0.0 <= swap and 0.0 <= exact
+                and change + swap + exact <= 1.0):
+            raise CompiledPathError(f"change, swap and exact must be probabilities summing "
+                                    f"to at most 1, not {change!r}, {swap!r} and {exact!r}")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
                "accepted": np.empty(n_iter, dtype=np.bool_),
                "move": np.empty(n_iter, dtype=np.int8)}
-        perm2, I2, F2, tmp, counts, stack = self._scratch
-        self.n, ll = K._run(n_iter, self.n, self.perm, self.I, self.F, *self._data,
-                            float(heat), change, swap, rng, perm2, I2, F2, tmp, counts,
-                            stack, out["log_lik"], out["nodes"], out["accepted"],
-                            out["move"], self.log_lik)
-        self.log_lik = float(ll)
+        self._run(n_iter, rng, float(heat), change, swap, exact, out["log_lik"],
+                  out["nodes"], out["accepted"], out["move"])
         return out
+
+    def step(self, rng: np.random.Generator, heat: float, change: float, swap: float,
+             exact: float = 0.0) -> tuple[bool, int]:
+        """One move, as :meth:`run` makes them (arguments unchecked: the caller's):
+        (accepted, the move: 0 regrow, 1 change, 2 swap, 3 exact)."""
+        ll, nodes, acc, move = self._one
+        self._run(1, rng, heat, change, swap, exact, ll, nodes, acc, move)
+        return bool(acc[0]), int(move[0])
+
+    def _run(self, n_iter, rng, heat, change, swap, exact, ll, nodes, acc, move):
+        perm2, I2, F2, tmp, counts, stack = self._scratch
+        start = 0
+        while start < n_iter:
+            self.n, lik, at = X._run(start, n_iter, self.n, self.perm, self.I, self.F,
+                                     *self._data, heat, change, swap, exact, rng, perm2,
+                                     I2, F2, tmp, counts, stack, ll, nodes, acc, move,
+                                     self.log_lik)
+            self.log_lik = float(lik)
+            if at < 0:
+                break
+            ok = self._exact_move(rng, heat)
+            if ok:
+                self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
+            ll[at], nodes[at], acc[at] = self.log_lik, self.n, ok
+            start = at + 1
+
+    def _exact_move(self, rng, heat) -> bool:
+        """One exact block move (slpy.compiled._exact); accepted?"""
+        from ..pcfg._block import _sample, _sorted_rows
+        ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, logp, h_max, work = \
+            self._exact
+        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb, bucket = self._data
+        k, count = X._exact_pick(self.n, self.perm, self.I, XT, rankT, uvals, uoff, z1,
+                                 z2, m, bucket, rng, ht, el, h_max, work)
+        if k < 0:
+            return False
+        lo, hi = int(self.I[k, K.LO]), int(self.I[k, K.HI])
+        srt = _sorted_rows(self.perm[lo:hi].copy(), orderT, mark)
+        logp[0] = 0.0
+        # the block sampler called as slpy.pcfg.block calls it (one compiled copy)
+        _sample(srt, XT, y64, alpha, asum, aconst, m, int(self.I[k, K.DEPTH]),
+                int(el[k]), float(heat), pa, pb, rng, fs, vs, 0, logp)
+        perm2, I2, F2, tmp, counts, stack = self._scratch
+        self.n, ok = X._exact_finish(k, count, self.n, self.perm, self.I, self.F, XT, rankT,
+                                     uvals, uoff, z1, z2, y, alpha, m, bucket, rng, perm2,
+                                     I2, F2, tmp, counts, stack, ht, ht2, el, anc, fs, vs,
+                                     h_max, work)
+        return bool(ok)
+
+    def set_tree(self, preorder) -> None:
+        """Make the state the tree given in pre-order ((feature, threshold) for a split,
+        None for a leaf); a CompiledPathError when a split is not one of the prior's
+        valid splits of its rows (the prior gives the tree probability 0)."""
+        from ..data._kernels import _scan_splits
+        nodes = list(preorder)
+        _, rankT, uvals, uoff, z1, z2, y, alpha, m, _, _, bucket = self._data
+        XT = self._data[0]
+        tmp, counts = self._scratch[3], self._scratch[4]
+        perm = np.arange(self.dataset.n_rows, dtype=np.int32)
+        I = np.zeros_like(self.I)
+        F = np.zeros_like(self.F)
+        stack = [(0, self.dataset.n_rows, 0)]
+        for j, nd in enumerate(nodes):
+            if not stack or j >= len(I):
+                raise CompiledPathError("not a whole tree in pre-order")
+            lo, hi, d = stack.pop()
+            I[j] = (-1, lo, hi, d, 1, -1)
+            if nd is None:
+                F[j, K.LL] = K._leaf_ll(perm[lo:hi], y, alpha, counts)
+                continue
+            f, t = int(nd[0]), float(nd[1])
+            fs, ts = _scan_splits(rankT, uvals, uoff, np.sort(perm[lo:hi]), z1, z2, m,
+                                  bucket)[:2]
+            if not ((fs == f) & (ts == t)).any():
+                raise CompiledPathError(f"split {self.dataset.feature_names[f]} =< "
+                                        f"{threshold_value(t)!r} is not a valid split of "
+                                        f"its {hi - lo} rows")
+            mid = K._split_rows(perm, lo, hi, XT[f], t, tmp)
+            I[j, K.FEAT] = f
+            F[j, K.THR] = t
+            stack += [(mid, hi, d + 1), (lo, mid, d + 1)]
+        if stack:
+            raise CompiledPathError("not a whole tree in pre-order")
+        n = len(nodes)
+        for j in range(n - 1, -1, -1):       # subtree sizes, children first
+            if I[j, K.FEAT] >= 0:
+                left = j + 1
+                I[j, K.SIZE] = 1 + I[left, K.SIZE] + I[left + I[left, K.SIZE], K.SIZE]
+        self.perm[:], self.I[:], self.F[:] = perm, I, F
+        self.n = n
+        self.log_lik = float(K._tree_ll(n, self.I, self.F))
+
+    def shape(self) -> tuple[int, int, int]:
+        """(leaves, depth, d): the tree family's traced integers and the choice points
+        of the prior's proof (a leaf/split choice at every node and a split draw at
+        every split node)."""
+        feat = self.I[:self.n, K.FEAT]
+        leaves = int((feat < 0).sum())
+        return leaves, int(self.I[:self.n, K.DEPTH].max()), 2 * self.n - leaves
 
     # ---- reading the tree ---------------------------------------------------------
 
@@ -182,26 +305,8 @@ class GrowtreeChain:
 
     def canonical(self) -> str:
         """The tree as slpy.trees.term.canonical writes the engine's model term."""
-        from ..trees.term import feature_key
-        names = self.dataset.feature_names
-        parts = []
-        stack = []
-        for nd in self.preorder():
-            if nd is None:
-                parts.append("leaf")
-                while stack:            # close the splits whose right child this ends
-                    if stack[-1]:
-                        stack.pop()
-                        parts.append(")")
-                    else:
-                        stack[-1] = True
-                        parts.append(",")
-                        break
-            else:
-                f, t = nd
-                parts.append(f"node({feature_key(names[f])},{threshold_value(t)!r},")
-                stack.append(False)
-        return "".join(parts)
+        return canonical_text(self.I[:self.n, K.FEAT].tolist(),
+                              self.F[:self.n, K.THR].tolist(), self.dataset.feature_names)
 
     def log_prior(self) -> float:
         """log P(T) under GROWTREE (a check on the tree; the moves never need it)."""
@@ -218,3 +323,26 @@ class GrowtreeChain:
             elif S:
                 lp += math.log1p(-p) if p < 1 else -math.inf
         return lp
+
+
+def canonical_text(feat, thr, names) -> str:
+    """slpy.trees.term.canonical's text of the tree whose pre-order split features are
+    `feat` (-1 at a leaf) and thresholds `thr`; `names`: the features' names."""
+    from ..trees.term import feature_key
+    parts = []
+    stack = []
+    for f, t in zip(feat, thr):
+        if f < 0:
+            parts.append("leaf")
+            while stack:            # close the splits whose right child this ends
+                if stack[-1]:
+                    stack.pop()
+                    parts.append(")")
+                else:
+                    stack[-1] = True
+                    parts.append(",")
+                    break
+        else:
+            parts.append(f"node({feature_key(names[f])},{threshold_value(t)!r},")
+            stack.append(False)
+    return "".join(parts)

@@ -94,7 +94,13 @@ def _proposal(ctx, param, value):
 @click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
               callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
-                   "mixture such as uc:0.4,change:0.4,swap:0.2 (docs/mcmc.md).")
+                   "mixture such as uc:0.4,change:0.4,swap:0.2; on the compiled path "
+                   "regrow, change and swap (docs/mcmc.md).")
+@click.option("--path", "path", type=click.Choice(["auto", "compiled", "engine"]),
+              default="auto", show_default=True,
+              help="compiled: a GROWTREE prior's moves on flat arrays, many times faster "
+                   "per iteration; engine: proof-tree moves for any prior; auto: compiled "
+                   "where it applies (the run says which and why).")
 @click.option("--method", type=click.Choice(["mcmc", "smc"]), default="mcmc",
               show_default=True,
               help="mcmc: chains of Metropolis-Hastings; smc: each chain an island of "
@@ -173,7 +179,7 @@ def _proposal(ctx, param, value):
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but warnings and errors.")
 def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical, bucket,
             bucket_method,
-            likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, method, particles, smc_steps, temper, delta_t,
+            likelihood, params, query, family, count_col, score, ess, iterations, burn_in, thin, proposal, path, method, particles, smc_steps, temper, delta_t,
             min_heat, ladder, adapt_ladder, swap, chains, jobs, until_converged,
             max_iterations, max_seconds, target_rhat, target_ess, require_converged,
             backend, scheduler, seed, init,
@@ -213,7 +219,8 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical
                    split_seed=split_seed, bucket=bucket, bucket_method=bucket_method,
                    target=target, missing=missing, likelihood=likelihood,
                    params=_params(params), query=query, iterations=iterations,
-                   burn_in=burn_in, thin=thin, proposal=proposal, temper=temper,
+                   burn_in=burn_in, thin=thin, proposal=proposal, path=path,
+                   temper=temper,
                    delta_t=delta_t, min_heat=min_heat, ladder=ladder,
                    adapt_ladder=adapt_ladder, swap=swap, chains=chains, jobs=jobs, seed=seed,
                    init=init, top=top, target_rhat=target_rhat, target_ess=target_ess)

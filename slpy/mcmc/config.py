@@ -96,6 +96,7 @@ class RunConfig(Mapping):
     bucket_method: str = "uniform"
     alpha: float = 1.0
     top: int = 5
+    path: str = "auto"         # auto, compiled or engine (slpy.mcmc.paths)
     method: str = "mcmc"       # or "smc": each chain an SMC island (slpy.mcmc.evidence)
     particles: int = 1000      # smc: particles an island
     smc_steps: int = 5         # smc: MCMC steps of each particle at each heat
@@ -123,6 +124,7 @@ class RunConfig(Mapping):
         --split-seed split with the chain seed, and --target was class_col."""
         d = {("target" if k == "class_col" else k): v for k, v in d.items()}
         d.setdefault("min_heat", None)
+        d.setdefault("path", "engine")       # before the compiled path
         if "seed" in d:
             d.setdefault("split_seed", d["seed"])
         return cls.from_dict(d)
@@ -209,6 +211,9 @@ class RunConfig(Mapping):
             self.tempering().heats()
         except ValueError as e:
             raise RunError(str(e)) from None
+        from .paths import PATHS
+        if self.path not in PATHS:
+            raise RunError(f"--path must be one of {', '.join(PATHS)}, not {self.path!r}")
         if self.method not in ("mcmc", "smc"):
             raise RunError(f"--method must be mcmc or smc, not {self.method!r}")
         for k in ("particles", "smc_steps"):

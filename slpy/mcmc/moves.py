@@ -284,7 +284,7 @@ def parse_mixture(spec: str) -> list[tuple[str, float]]:
 
 def check_move_name(name: str) -> None:
     """Raise ValueError for a move name that is not known (without building it)."""
-    if name in ("change", "swap"):
+    if name in ("change", "swap", "regrow"):   # regrow: the compiled path's
         return
     if name == "perturb" or name.startswith("perturb:"):
         _perturb_width(name)

@@ -15,6 +15,7 @@ from ..runs import FORMAT, RunDir
 from .config import RunConfig, family_of
 from .model import build_model, read_prior
 from .moves import resolve_proposal, warm_up
+from .paths import resolve_path
 from .output import merge_visits
 from .summary import TIMING, summarise
 from .worker import ChainTask
@@ -127,7 +128,11 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
     # the prior is read and checked once, here, before any chain: its text travels
     prior_text = read_prior(cfg.prior)
     model = build_model(cfg, train, limits, prior_text)
-    cfg = cfg.replace(proposal=resolve_proposal(model, cfg.proposal))   # what ran
+    cfg, path_note = resolve_path(model, cfg)     # compiled or engine, and why
+    if cfg.path == "engine":
+        cfg = cfg.replace(proposal=resolve_proposal(model, cfg.proposal))   # what ran
+        if getattr(model, "engine_ran", False):
+            model = None                      # the path's check ran it: build afresh
     init_text = prepare.init_text(cfg)
     if prepare.init_term(cfg, model, train, init_text) is not None:
         model = None                          # it has run: the chains build their own
@@ -158,6 +163,9 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
         if task.trace_dir is None or o.evidence is not None:   # run elsewhere, or an
             rd.write_trace(o.index, o.trace, family.stats, tempered)   # SMC island
     summary, text = summarise(cfg, outs, seconds, dropped, getattr(test, "y", None))
+    summary["path"] = cfg.path
+    head = text.split("\n")
+    text = "\n".join(head[:2] + [f"path: {path_note}"] + head[2:])
     if cfg.method == "smc":
         from .evidence import evidence_summary
         entry, lines = evidence_summary(outs)

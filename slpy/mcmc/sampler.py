@@ -17,6 +17,7 @@ from .chain import sample_chain
 from .config import RunConfig
 from .kernel import build_kernel
 from .model import initial_state
+from .paths import fast_path, resolve_path
 from .observers import SwapCounter, Tally, TraceRecorder, VisitCounter
 from .output import ChainOutput
 from .seeds import chain_rng, replica_rngs
@@ -28,15 +29,29 @@ __all__ = ["run_chain", "chain_kernel"]
 def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=None):
     """(rng, kernel, first state) of chain `index`: the plain kernel of cfg's proposal,
     or with cfg.temper > 1 the tempered kernel around it. `replicas`: a
-    slpy.mcmc.parallel.ProcessReplicas that holds the replicas in other processes."""
+    slpy.mcmc.parallel.ProcessReplicas that holds the replicas in other processes.
+    On a compiled path (cfg.path, slpy.mcmc.paths) its kernel and states instead."""
+    if cfg.get("path", "engine") == "auto":
+        cfg = resolve_path(model, cfg)[0]
+    path = fast_path(cfg)
+    if path is None:
+        base = build_kernel(model, cfg.proposal)
+
+        def start(rng):
+            return initial_state(model, init_term, rng)
+    else:
+        base = path.kernel(model, cfg)
+
+        def start(rng):
+            return path.start(model, cfg, rng, init_term)
     t = cfg.tempering()
     if t.k == 1:
         rng = chain_rng(cfg.seed, index)
-        return rng, build_kernel(model, cfg.proposal), initial_state(model, init_term, rng)
+        return rng, base, start(rng)
     rngs = replica_rngs(cfg.seed, index, t.k)
     if replicas is None:
-        step = local_replicas(build_kernel(model, cfg.proposal))
-        first = [initial_state(model, init_term, r) for r in rngs.replicas]
+        step = local_replicas(base)
+        first = [start(r) for r in rngs.replicas]
     else:
         step = replicas.step
         first = replicas.start()
@@ -48,20 +63,22 @@ def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=Non
 def run_chain(model, cfg: RunConfig, index: int, observers=(), *, init_term=None,
               task=None, workers: int = 1) -> ChainOutput:
     """Run chain `index` of cfg (a RunConfig, or a dict of its settings) on `model` for
-    cfg.iterations iterations (or until an observer returns True: a budget), with the visit counter, trace recorder and
-    tallies first, then `observers`. With `workers` > 1 and tempering, the replicas
+    cfg.iterations iterations (or until an observer returns True: a budget), with the visit
+    counter, trace recorder and tallies first, then `observers`. With `workers` > 1 and tempering, the replicas
     run in that many processes, built from `task` (slpy.mcmc.worker.ChainTask); the
     visits then hold no terms."""
     if not isinstance(cfg, RunConfig):
         cfg = RunConfig.from_dict(cfg)
     cfg = cfg.resolved()
+    if cfg.path == "auto":
+        cfg = resolve_path(model, cfg)[0]
     k = cfg.tempering().k
     visits = VisitCounter(model.scorer.key)
     trace = TraceRecorder(model.scorer.stats)
     tally, swaps = Tally(), SwapCounter(k)
     with contextlib.ExitStack() as stack:
         replicas = None
-        if workers > 1 and k > 1:
+        if workers > 1 and k > 1 and fast_path(cfg) is None:
             from .parallel import ProcessReplicas
             replicas = stack.enter_context(ProcessReplicas(task, k, workers))
         rng, kernel, state = chain_kernel(model, cfg, index, init_term, replicas)

@@ -1,0 +1,207 @@
+"""The compiled path of ``slpy run`` (slpy.mcmc.paths): a GROWTREE prior's chain on
+flat arrays (slpy.compiled.growtree), behind the same kernel interface as the engine's
+moves, so tempering, the observers and the outputs are shared.
+
+It applies when the prior is recognised as GROWTREE (as `slpy exact` and the exact
+move recognise it) and the recognition holds: trees the program samples have the
+same prior probability, proof size and key under the compiled prior, else the run
+stays on the engine and says why. Data must be classification, numeric, without
+missing values, scored by the Dirichlet likelihood.
+
+A state owns its chain's arrays: stepping it moves them, so a state is stepped once
+(the kernel returns the same object when a move is rejected, a new one holding the
+new tree's key and summaries when accepted). States are never copied across
+processes: tempered replicas of a compiled chain live in its process (they are cheap).
+"""
+from __future__ import annotations
+
+import math
+
+from ..mcmc.kernel import Info
+from ..mcmc.moves import parse_mixture
+from ..mcmc.paths import FastPath, register_path
+
+__all__ = ["CompiledState", "COMPILED_MIXTURE"]
+
+# --proposal default on this path (benchmarks/trust.py, docs/benchmarks.md)
+COMPILED_MIXTURE = "regrow:0.4,change:0.3,swap:0.2,exact:1:0.1"
+MOVES = ("regrow", "change", "swap", "exact")
+CHECK_DRAWS = 8            # prior draws of the program compared with the compiled prior
+CHECK_TOL = 1e-9
+
+
+class CompiledState:
+    """A compiled chain's state after a step: the chain's arrays and what the
+    observers read (``log_lik``, ``d``, ``stats``, ``key``: the key worked out when
+    first read, from a copy of the tree's splits); no proof, no term. `after`: the
+    state this one was reached from, whose key it shares when the tree is the same
+    (a move accepted without a change, as regrowing a leaf as a leaf)."""
+    __slots__ = ("chain", "log_lik", "stats", "d", "_feat", "_thr", "_key")
+    term = None
+
+    def __init__(self, chain, after=None):
+        from ._kernels import _snapshot
+        old = _NO_TREE if after is None else after
+        self.chain = chain
+        self.log_lik = chain.log_lik
+        self._feat, self._thr, leaves, depth, same = _snapshot(chain.n, chain.I, chain.F,
+                                                               old._feat, old._thr)
+        self.stats = (leaves, depth)           # the tree family's traced integers
+        # the choice points of the prior's proof: a leaf/split choice at every node
+        # and a split draw at every split node
+        self.d = 2 * chain.n - leaves
+        self._key = old._key if same else None
+
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            from .growtree import canonical_text
+            self._key = canonical_text(self._feat.tolist(), self._thr.tolist(),
+                                       self.chain.dataset.feature_names)
+        return self._key
+
+    @property
+    def cold(self) -> "CompiledState":
+        return self
+
+
+class _NoTree:
+    """What the first state is compared with: no tree."""
+    _key = None
+
+    def __init__(self):
+        import numpy as np
+        self._feat = np.zeros(0, dtype=np.int64)
+        self._thr = np.zeros(0)
+
+
+_NO_TREE = _NoTree()
+
+
+def _settings(model):
+    """(GROWTREE parameters, the Dirichlet's alpha) or a reason string."""
+    from ..pcfg.compile import detect_family
+    from ..trees.family import TreeScorer
+    from ..trees.likelihood import DirichletLikelihood
+    sc = model.scorer
+    if not isinstance(sc, TreeScorer) or sc.rowsets is None:
+        return "the compiled path is for tree priors on data"
+    fam = detect_family(model.program)
+    if fam is None or fam[0] != "growtree":
+        return "the prior is not GROWTREE (priors/growtree.slp: uniform_split/3 and " \
+               "the parameters alpha, beta and min_leaf)"
+    if type(sc.likelihood) is not DirichletLikelihood:
+        return "the compiled path scores with the Dirichlet likelihood only"
+    ds = sc.rowsets.dataset
+    if ds.task != "classification":
+        return "the compiled path scores classification data only"
+    if not ds.plain:
+        return ("the compiled path needs numeric features without missing values (these "
+                "data have categorical features or missing values)")
+    return fam[1], sc.likelihood.alpha
+
+
+def _new_chain(model, params, dirichlet, exact_depth=2):
+    from .growtree import GrowtreeChain
+    return GrowtreeChain(model.scorer.rowsets.dataset, params["alpha"], params["beta"],
+                         params["min_leaf"], dirichlet, rowsets=model.scorer.rowsets,
+                         exact_depth=exact_depth)
+
+
+def preorder_of(term, feature_names) -> list:
+    """A tree term's nodes in pre-order, as GrowtreeChain.set_tree takes them."""
+    from ..terms.term import Atom, Struct, deref
+    index = {n: i for i, n in enumerate(feature_names)}
+    out = []
+    stack = [term]
+    while stack:
+        t = deref(stack.pop())
+        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
+            f, v = deref(t.args[0]), deref(t.args[1])
+            if type(f) is not Atom or f.name not in index or type(v) not in (int, float):
+                raise ValueError(f"not a numeric split: {f} =< {v}")
+            out.append((index[f.name], float(v)))
+            stack += [t.args[3], t.args[2]]
+        else:
+            out.append(None)
+    return out
+
+
+def _recognised(model, params, dirichlet) -> str | None:
+    """None when trees the program samples have the compiled prior's probability,
+    proof size and key; else why not. It runs the model's engine (the caller builds
+    the chains' models afresh)."""
+    import numpy as np
+    from .growtree import CompiledPathError
+    model.engine_ran = True
+    rng = np.random.default_rng(0)
+    chain = _new_chain(model, params, dirichlet)
+    names = model.scorer.rowsets.dataset.feature_names
+    for _ in range(CHECK_DRAWS):
+        s = model.sample_prior(rng)
+        key = model.scorer.key(s.term)
+        try:
+            chain.set_tree(preorder_of(s.term, names))
+        except (ValueError, CompiledPathError) as e:
+            return f"the prior looks like GROWTREE but draws {key[:60]} ({e})"
+        a, b = chain.log_prior(), s.tree.log_prob()
+        if not (abs(a - b) <= CHECK_TOL * max(1.0, abs(b))) or chain.canonical() != key \
+                or chain.shape()[2] != s.d or abs(chain.log_lik - s.log_lik) > 1e-6:
+            return (f"the prior looks like GROWTREE but gives {key[:60]} log prior {b:.10g}"
+                    f" (GROWTREE: {a:.10g})")
+    return None
+
+
+def _why_not(model, cfg) -> str | None:
+    got = _settings(model)
+    if isinstance(got, str):
+        return got
+    spec = cfg.get("proposal") or "default"
+    if len({n for n, _ in parse_mixture(COMPILED_MIXTURE if spec == "default" else spec)
+            if n.startswith("exact")}) > 1:
+        return "the compiled path runs the exact move at one depth a chain"
+    return _recognised(model, *got)
+
+
+def _mixture(spec: str) -> tuple:
+    """(change, swap and exact probabilities, the exact move's name and depth)."""
+    from ..pcfg.exact_move import DEFAULT_DEPTH, parse_depth
+    w = dict.fromkeys(MOVES, 0.0)
+    exact, depth = "exact", DEFAULT_DEPTH
+    for name, x in parse_mixture(spec):
+        prefix = name.partition(":")[0]
+        w[prefix] += x
+        if prefix == "exact":
+            exact, depth = name, parse_depth(name)
+    return (w["change"], w["swap"], w["exact"]), exact, depth
+
+
+def _kernel(model, cfg):
+    (p_change, p_swap, p_exact), exact, _ = _mixture(cfg["proposal"])
+    names = MOVES[:3] + (exact,)
+
+    def kernel(rng, state, it, heat=1.0):
+        chain = state.chain
+        ok, move = chain.step(rng, heat, p_change, p_swap, p_exact)
+        if ok:
+            return CompiledState(chain, state), Info(True, True, names[move], math.nan)
+        return state, Info(False, True, names[move], math.nan)
+    return kernel
+
+
+def _start(model, cfg, rng, init_term=None) -> CompiledState:
+    got = _settings(model)
+    if isinstance(got, str):
+        from ..errors import RunError
+        raise RunError(f"--path compiled: {got}")
+    chain = _new_chain(model, *got, _mixture(cfg["proposal"])[2])
+    if init_term is None:
+        chain.sample_prior(rng)
+    else:
+        chain.set_tree(preorder_of(init_term, chain.dataset.feature_names))
+    return CompiledState(chain)
+
+
+register_path(FastPath("compiled", MOVES, COMPILED_MIXTURE,
+                       "GROWTREE's moves on flat arrays in numba",
+                       _why_not, _kernel, _start, only=("regrow",)))
