@@ -11,12 +11,17 @@ process whose PYTHONPATH is the checkout, the two checkouts taking turns (A B A 
 - one chain, no tempering: `uc` on the engine (the papers' sampler, both checkouts)
   and `regrow` on the compiled path (this checkout's counterpart of uc: prune at a
   tree node drawn uniformly and regrow from the prior);
-- the default run (4 chains of 8 tempered replicas and the default mixture): CPU per
-  kept draw of the cold chains.
+- the default run (4 chains of 8 tempered replicas and the default mixture, on the
+  compiled path where the new checkout takes it): kept draws of the cold chains per
+  CPU-second, from runs of --n / 4 and --n / 2 iterations.
 
 bims cannot be installed here (a SWI-Prolog pack, and this machine reaches only the
 Python package registries), so its figures are those of issue 27, measured by the
-same alternation on another machine: BCW 108, Pima 32, Kyphosis 547 it/CPU-s.
+same alternation on another machine: BCW 108, Pima 32, Kyphosis 547 it/CPU-s, when
+slpy's engine `uc` ran 1,125, 861 and 1,776 there. Two ratios are printed: against
+those figures as they are, and against them scaled by how much faster this machine
+runs the old checkout's engine `uc` than that machine ran slpy's (an estimate of
+bims here, assuming both programs speed up alike).
 
     python benchmarks/bims_ratio.py --old /path/to/checkout [--repeat 3] [--n 2000]
         [--only bcw,pima,kyphosis]
@@ -38,6 +43,7 @@ from benchmarks.lib.cli import add_repeat, parser  # noqa: E402
 from benchmarks.lib.env import BUNDLED, PRIORS, ROOT, cpu_model  # noqa: E402
 
 BIMS = {"bcw": 108.0, "pima": 32.0, "kyphosis": 547.0}   # it/CPU-s, issue 27
+SLPY_THERE = {"bcw": 1125.0, "pima": 861.0, "kyphosis": 1776.0}   # engine uc, same runs
 
 # the settings each measured sampler changes (the rest: slpy run's defaults)
 ONE_CHAIN = dict(chains=1, temper=1)
@@ -87,25 +93,32 @@ def main() -> int:
     checkouts = {"old": Path(a.old).resolve(), "new": ROOT}
     print(f"# {cpu_model()}; old {checkouts['old']}, new {ROOT}; load "
           f"{os.getloadavg()[0]:.1f}; medians of {a.repeat}, alternating old/new")
-    print("| data | sampler | old | new | new/old | new/bims |")
-    print("|---|---|---|---|---|---|")
+    print("| data | sampler | old | new | new/old | new/bims | new/bims scaled |")
+    print("|---|---|---|---|---|---|---|")
     for data in a.only.split(","):
+        here = BIMS[data]
+        for c in checkouts.values():      # compile or load the kernels, not timed
+            one(c, data, dict(ONE_CHAIN, proposal="uc"), 50)
         for name, settings in SAMPLERS.items():
+            n = a.n // 4 if name == "default run" else a.n     # 32 replicas a sweep
             runs = {"old": [], "new": []}
             for _ in range(a.repeat):
                 for which in ("old", "new"):
                     if which == "old" and settings.get("path") == "compiled":
                         continue       # the old checkout has no compiled path
-                    runs[which].append(marginal(checkouts[which], data, settings, a.n))
+                    runs[which].append(marginal(checkouts[which], data, settings, n))
             col = 1 if name == "default run" else 0       # kept draws, or iterations
             med = {k: statistics.median(r[col] for r in v) if v else None
                    for k, v in runs.items()}
             unit = "kept draws/CPU-s" if col else "it/CPU-s"
             old = "" if med["old"] is None else f"{med['old']:,.0f}"
             ratio = "" if med["old"] is None else f"{med['new'] / med['old']:.2f}x"
+            if name == "engine uc" and med["old"]:
+                here = BIMS[data] * med["old"] / SLPY_THERE[data]
             bims = "" if col else f"{med['new'] / BIMS[data]:.1f}x"
+            scaled = "" if col else f"{med['new'] / here:.1f}x"
             print(f"| {data} | {name} ({unit}) | {old} | {med['new']:,.0f} | {ratio} | "
-                  f"{bims} |", flush=True)
+                  f"{bims} | {scaled} |", flush=True)
     return 0
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .._numba_config import kernel
 from ._kernels import (DEPTH, FEAT, HI, LL, LO, NS, SIZE, THR, _change_step, _leaf_ll,
                        _old_n_splits, _regrow_step, _splice, _split_rows, _swap_step,
