@@ -14,7 +14,8 @@ on a fixed 80/20 split (--split-seed 2005) with seeds 1-3. Per data set and samp
 "Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal CPU"
 runs again each sampler whose CPU-seconds differ from the reference sampler's (the
 first of --samplers) by more than 20%, with its iterations scaled to the reference's
-CPU time (with --modes cpu alone, from a pilot of a tenth of the iterations, without
+CPU time (with --modes cpu alone, from pilots of a tenth and a fifth of the
+iterations, whose difference is the CPU of a sweep without the start-up, and without
 the equal-sweeps runs). SMC has no sweeps: it runs at equal CPU only, its particles
 set from a pilot run. WF and LR are the first 600 rows of waveform and the first
 2,000 of letter; CHILD is a 20-node network (benchmarks/trust_net.py, needs pgmpy).
@@ -180,10 +181,14 @@ def compare(data, names, seeds, modes, iterations, one_run, summarise, row,
                                                   "cpu")), flush=True)
             continue
         if ref_cpu is not None and "sweeps" not in modes:
-            # equal CPU only: the iterations from a pilot's CPU per sweep
+            # equal CPU only: the iterations from two pilots' CPU, n and 2n sweeps,
+            # so that the start-up (loading, the first kernels) counts once
             n = max(100, iterations // 10)
-            pilot = one_run(data, settings, seeds[0], n)
-            iters = max(100, int(n * ref_cpu / pilot["seconds"]))
+            one_run(data, settings, seeds[0], 20)        # imports and kernels: once
+            one = one_run(data, settings, seeds[0], n)["seconds"]
+            two = one_run(data, settings, seeds[0], 2 * n)["seconds"]
+            per = max(two - one, 1e-3) / n
+            iters = max(100, int(max(ref_cpu - (one - n * per), per) / per))
             print(row(data, name, "equal CPU", at(settings, iters, "cpu")), flush=True)
             continue
         s = at(settings, iterations, "sweeps")
