@@ -129,12 +129,11 @@ def _run_once(cfg, out, resume, quiet, force, limits, warn, backend, scheduler):
     prior_text = read_prior(cfg.prior)
     model = build_model(cfg, train, limits, prior_text)
     cfg, path_note = resolve_path(model, cfg)     # compiled or engine, and why
+    ran = cfg.path == "engine" and getattr(model, "engine_ran", False)   # the check's
     if cfg.path == "engine":
         cfg = cfg.replace(proposal=resolve_proposal(model, cfg.proposal))   # what ran
-        if getattr(model, "engine_ran", False):
-            model = None                      # the path's check ran it: build afresh
     init_text = prepare.init_text(cfg)
-    if prepare.init_term(cfg, model, train, init_text) is not None:
+    if prepare.init_term(cfg, model, train, init_text) is not None or ran:
         model = None                          # it has run: the chains build their own
     local = backend == "loky" and scheduler is None
     # processes beyond one a chain go to the tempered replicas of each chain

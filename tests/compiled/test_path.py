@@ -103,6 +103,18 @@ def test_a_prior_that_only_looks_like_growtree_stays_on_the_engine(small, tmp_pa
     assert cfg.path == "engine" and "looks like GROWTREE but" in why
 
 
+def test_a_lookalike_prior_runs_on_the_engine_from_the_greedy_tree(tmp_path):
+    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
+        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
+    f = tmp_path / "nearly.slp"
+    f.write_text(text)
+    slpy("run", str(f), "--data", KYPHOSIS, "-n", "100", "--chains", "1", "--temper", "2",
+         "--init", "greedy", "--proposal", "change:0.5,swap:0.5", "-q",
+         "--out", str(tmp_path / "n"))
+    assert "path: engine (the prior looks like GROWTREE but" in \
+        (tmp_path / "n" / "summary.txt").read_text()
+
+
 def test_states_match_the_engines(small):
     """The tree, log prior, proof size, traced integers and key of engine draws, as the
     compiled chain computes them (what the path's check relies on)."""
