@@ -92,6 +92,7 @@ _SHARED = {
     "proposal": (lambda v: isinstance(v, str), "'default', a move ('uc', 'q0', "
                  "'cycle:N', 'change', 'swap', 'exact[:H]') or a mixture "
                  "'uc:0.5,change:0.5'"),
+    "mcmc_path": (_choice("auto", "compiled", "engine"), "'auto', 'compiled' or 'engine'"),
     "n_chains": (_int(1), "an integer >= 1"),
     "until_converged": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
     "target_rhat": (_real(1, lo_open=True), "a number > 1"),
@@ -206,7 +207,7 @@ class BayesianTreeBase(BaseEstimator):
         from ..mcmc.config import RunConfig
         cfg = RunConfig(prior=str(path), query=self.query, params=params,
                         iterations=int(self.n_iter), burn_in=self._burn_in(),
-                        thin=int(self.thin), proposal=self.proposal,
+                        thin=int(self.thin), proposal=self.proposal, path=self.mcmc_path,
                         temper=int(self.tempering), delta_t=float(self.delta_t),
                         min_heat=None if self.min_heat is None else float(self.min_heat),
                         swap=self.swap, chains=int(self.n_chains), seed=seed,

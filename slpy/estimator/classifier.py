@@ -29,7 +29,8 @@ class BayesianTreeClassifier(ClassifierMixin, ClassifierInterpretMixin, Bayesian
 
     def __init__(self, *, prior="growtree", alpha=None, beta=None, min_leaf=None,
                  prior_params=None, query="cart(T)", method="mcmc", n_iter=5000,
-                 burn_in=0.2, thin=1, proposal="default", n_chains=4, until_converged=False,
+                 burn_in=0.2, thin=1, proposal="default", mcmc_path="auto", n_chains=4,
+                 until_converged=False,
                  target_rhat=1.01, target_ess=400, max_iter=None, max_time=None,
                  tempering=8, delta_t=0.2, min_heat=0.05, swap="neighbours", init="prior",
                  bucket=None, categorical_features="from_dtype", missing="error",
@@ -45,6 +46,7 @@ class BayesianTreeClassifier(ClassifierMixin, ClassifierInterpretMixin, Bayesian
         self.burn_in = burn_in
         self.thin = thin
         self.proposal = proposal
+        self.mcmc_path = mcmc_path
         self.n_chains = n_chains
         self.until_converged = until_converged
         self.target_rhat = target_rhat

@@ -17,6 +17,7 @@ from .chain import sample_chain
 from .config import RunConfig
 from .kernel import build_kernel
 from .model import initial_state
+from .moves import DEFAULT_PROPOSAL
 from .paths import fast_path, resolve_path
 from .observers import SwapCounter, Tally, TraceRecorder, VisitCounter
 from .output import ChainOutput
@@ -26,12 +27,19 @@ from .tempered import build_tempered_kernel, local_replicas, tempered_start
 __all__ = ["run_chain", "chain_kernel"]
 
 
+def _unresolved(cfg) -> bool:
+    """Is the path, or a compiled path's default mixture, still to be chosen? (slpy run
+    chooses them once, before its chains; a chain of the Python API here.)"""
+    path = cfg.get("path", "engine")
+    return path == "auto" or path != "engine" and cfg.get("proposal") == DEFAULT_PROPOSAL
+
+
 def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=None):
     """(rng, kernel, first state) of chain `index`: the plain kernel of cfg's proposal,
     or with cfg.temper > 1 the tempered kernel around it. `replicas`: a
     slpy.mcmc.parallel.ProcessReplicas that holds the replicas in other processes.
     On a compiled path (cfg.path, slpy.mcmc.paths) its kernel and states instead."""
-    if cfg.get("path", "engine") == "auto":
+    if _unresolved(cfg):
         cfg = resolve_path(model, cfg)[0]
     path = fast_path(cfg)
     if path is None:
@@ -70,7 +78,7 @@ def run_chain(model, cfg: RunConfig, index: int, observers=(), *, init_term=None
     if not isinstance(cfg, RunConfig):
         cfg = RunConfig.from_dict(cfg)
     cfg = cfg.resolved()
-    if cfg.path == "auto":
+    if _unresolved(cfg):
         cfg = resolve_path(model, cfg)[0]
     k = cfg.tempering().k
     visits = VisitCounter(model.scorer.key)

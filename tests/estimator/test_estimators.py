@@ -235,6 +235,8 @@ BAD = [
     (dict(burn_in=1.0), "burn_in must be an integer >= 0"),
     (dict(proposal="zz"), "unknown proposal 'zz'"),
     (dict(method="gibbs"), "method must be 'mcmc' or 'exact'"),
+    (dict(mcmc_path="gpu"), "mcmc_path must be 'auto', 'compiled' or 'engine'"),
+    (dict(prior="phi", mcmc_path="compiled"), "--path compiled: the prior is not GROWTREE"),
     (dict(prior="nosuch"), "unknown prior 'nosuch': give a path to an .slp file or one of"),
     (dict(prior="no/such.slp"), "prior file 'no/such.slp' does not exist"),
     (dict(prior_params={"nosuch": 1}), "declares no parameter 'nosuch'"),
