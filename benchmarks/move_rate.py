@@ -21,7 +21,8 @@ def main():
     from slpy.mcmc.model import build_model
     from slpy.mcmc.sampler import run_chain
     cfg = RunConfig(prior=f"{repo}/priors/growtree.slp", data=f"{repo}/examples/data/bcw.csv",
-                    proposal=move, temper=1, iterations=n, seed=1, family="tree").resolved()
+                    proposal=move, temper=1, iterations=n, seed=1, family="tree",
+                    path="engine").resolved()
     fam = family_of(cfg)
     train, _ = fam.load_data(cfg)
     model = build_model(cfg, train)

@@ -370,7 +370,9 @@ def test_a_ray_scheduler_that_does_not_answer_fails_within_the_timeout(
 
 # -- item 6: interrupts and progress -----------------------------------------------------
 
-LONG = [PRIOR, "--data", DATA, "-n", "6000", "--seed", "5", "--temper", "2"]
+# on the engine: the compiled path would end it before a signal could reach it
+LONG = [PRIOR, "--data", DATA, "-n", "6000", "--seed", "5", "--temper", "2", "--path",
+        "engine"]
 
 
 def _read(fd, timeout) -> str:

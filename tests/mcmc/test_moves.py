@@ -71,8 +71,9 @@ def _terms(m, rng, n):
 
 
 def visit_pvalue(m, probs, proposal, n_keep, thin, seed, temper=1, **tempering):
+    # the engine's moves (tests/compiled checks the compiled path's)
     cfg = dict(proposal=proposal, temper=temper, iterations=200 + n_keep * thin,
-               burn_in=200, thin=thin, seed=seed, delta_t=0.2, **tempering)
+               burn_in=200, thin=thin, seed=seed, delta_t=0.2, path="engine", **tempering)
     counts = Counter()
 
     def count(sw):
