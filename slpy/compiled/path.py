@@ -157,10 +157,15 @@ def _why_not(model, cfg) -> str | None:
     if isinstance(got, str):
         return got
     spec = cfg.get("proposal") or "default"
-    if len({n for n, _ in parse_mixture(COMPILED_MIXTURE if spec == "default" else spec)
-            if n.startswith("exact")}) > 1:
+    names = [n for n, _ in parse_mixture(COMPILED_MIXTURE if spec == "default" else spec)]
+    if len({n for n in names if n.startswith("exact")}) > 1:
         return "the compiled path runs the exact move at one depth a chain"
-    return _recognised(model, *got)
+    why = _recognised(model, *got)
+    if why is None and not any(n == "regrow" or n.startswith("exact") for n in names):
+        # (the engine's change also grows and prunes: there the mixture can reach any tree)
+        why = ("the compiled path's change and swap keep the tree's shape: its mixtures "
+               "need regrow or exact")
+    return why
 
 
 def _mixture(spec: str) -> tuple:

@@ -71,10 +71,10 @@ def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=Non
 def run_chain(model, cfg: RunConfig, index: int, observers=(), *, init_term=None,
               task=None, workers: int = 1) -> ChainOutput:
     """Run chain `index` of cfg (a RunConfig, or a dict of its settings) on `model` for
-    cfg.iterations iterations (or until an observer returns True: a budget), with the visit
-    counter, trace recorder and tallies first, then `observers`. With `workers` > 1 and tempering, the replicas
-    run in that many processes, built from `task` (slpy.mcmc.worker.ChainTask); the
-    visits then hold no terms."""
+    cfg.iterations iterations (or until an observer returns True: a budget), with the
+    visit counter, trace recorder and tallies first, then `observers`. With `workers` >
+    1 and tempering, the replicas run in that many processes, built from `task`
+    (slpy.mcmc.worker.ChainTask); the visits then hold no terms."""
     if not isinstance(cfg, RunConfig):
         cfg = RunConfig.from_dict(cfg)
     cfg = cfg.resolved()

@@ -69,6 +69,8 @@ def test_auto_takes_the_compiled_path_for_growtree(small):
     (dict(proposal="uc"), "--proposal uc is a move of the engine (the compiled path's "
                              "are regrow, change, swap, exact)"),
     (dict(method="smc"), "SMC runs on the engine"),
+    (dict(proposal="change:0.5,swap:0.5"), "the compiled path's change and swap keep the "
+                                           "tree's shape: its mixtures need regrow or exact"),
     (dict(path="engine"), "--path engine")])
 def test_auto_stays_on_the_engine_and_says_why(small, settings, why):
     m = model_for(small, with_data=True)
