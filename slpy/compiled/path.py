@@ -108,23 +108,13 @@ def _new_chain(model, params, dirichlet, exact_depth=2):
                          exact_depth=exact_depth)
 
 
-def preorder_of(term, feature_names) -> list:
-    """A tree term's nodes in pre-order, as GrowtreeChain.set_tree takes them."""
-    from ..terms.term import Atom, Struct, deref
-    index = {n: i for i, n in enumerate(feature_names)}
-    out = []
-    stack = [term]
-    while stack:
-        t = deref(stack.pop())
-        if type(t) is Struct and t.name == "node" and len(t.args) == 4:
-            f, v = deref(t.args[0]), deref(t.args[1])
-            if type(f) is not Atom or f.name not in index or type(v) not in (int, float):
-                raise ValueError(f"not a numeric split: {f} =< {v}")
-            out.append((index[f.name], float(v)))
-            stack += [t.args[3], t.args[2]]
-        else:
-            out.append(None)
-    return out
+def preorder_of(term, dataset) -> list:
+    """A tree term's nodes in pre-order, as GrowtreeChain.set_tree takes them (read by
+    slpy.trees.term.FlatTree; a ValueError for a term that is not a tree of `dataset`)."""
+    from ..trees.term import FlatTree
+    flat = FlatTree.from_term(term, dataset)
+    return [None if f < 0 else (int(f), float(v))
+            for f, v in zip(flat.feature.tolist(), flat.value.tolist())]
 
 
 def _recognised(model, params, dirichlet) -> str | None:
@@ -136,12 +126,12 @@ def _recognised(model, params, dirichlet) -> str | None:
     model.engine_ran = True
     rng = np.random.default_rng(0)
     chain = _new_chain(model, params, dirichlet)
-    names = model.scorer.rowsets.dataset.feature_names
+    data = model.scorer.rowsets.dataset
     for _ in range(CHECK_DRAWS):
         s = model.sample_prior(rng)
         key = model.scorer.key(s.term)
         try:
-            chain.set_tree(preorder_of(s.term, names))
+            chain.set_tree(preorder_of(s.term, data))
         except (ValueError, CompiledPathError) as e:
             return f"the prior looks like GROWTREE but draws {key[:60]} ({e})"
         a, b = chain.log_prior(), s.tree.log_prob()
@@ -203,7 +193,7 @@ def _start(model, cfg, rng, init_term=None) -> CompiledState:
     if init_term is None:
         chain.sample_prior(rng)
     else:
-        chain.set_tree(preorder_of(init_term, chain.dataset.feature_names))
+        chain.set_tree(preorder_of(init_term, chain.dataset))
     return CompiledState(chain)
 
 

@@ -31,7 +31,7 @@ def posterior(small):
     pre = {}
     for _ in range(20000):           # every tree's pre-order, from prior draws
         s = m.sample_prior(rng)
-        pre.setdefault(m.scorer.key(s.term), preorder_of(s.term, small.feature_names))
+        pre.setdefault(m.scorer.key(s.term), preorder_of(s.term, small))
         if len(pre) == len(probs):
             break
     assert set(pre) == set(probs)

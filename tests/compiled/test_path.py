@@ -127,7 +127,7 @@ def test_states_match_the_engines(small):
     grown = 0
     for _ in range(30):
         s = m.sample_prior(rng)
-        chain.set_tree(preorder_of(s.term, small.feature_names))
+        chain.set_tree(preorder_of(s.term, small))
         assert chain.canonical() == m.scorer.key(s.term)
         assert chain.log_prior() == pytest.approx(s.tree.log_prob(), abs=1e-9)
         assert chain.log_lik == pytest.approx(s.log_lik, abs=1e-9)
