@@ -67,6 +67,8 @@ SAMPLERS = {
     "c-noexact": dict(proposal="regrow:0.5,change:0.3,swap:0.2"),
     "c-exact0.1": dict(proposal="regrow:0.4,change:0.3,swap:0.2,exact:1:0.1"),
     "c-exact0.2": dict(proposal="regrow:0.35,change:0.3,swap:0.15,exact:1:0.2"),
+    "c-perturb": dict(proposal="regrow:0.35,change:0.2,swap:0.15,perturb:0.2,exact:1:0.1"),
+    "c-perturb2": dict(proposal="regrow:0.3,change:0.1,swap:0.1,perturb:0.4,exact:1:0.1"),
 }
 
 

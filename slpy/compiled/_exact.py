@@ -17,8 +17,8 @@ import math
 
 from .._numba_config import kernel
 from ._kernels import (DEPTH, FEAT, HI, LL, LO, NS, SIZE, THR, _change_step, _leaf_ll,
-                       _old_n_splits, _regrow_step, _splice, _split_rows, _swap_step,
-                       _tree_ll)
+                       _old_n_splits, _perturb_step, _regrow_step, _splice, _split_rows,
+                       _swap_step, _tree_ll)
 
 
 @kernel
@@ -180,18 +180,19 @@ def _exact_finish(k, count, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, al
 
 @kernel
 def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
-         pb, bucket, heat, p_change, p_swap, p_exact, rng, perm2, I2, F2, tmp, counts,
-         stack, out_ll, out_nodes, out_acc, out_move, ll):
+         pb, bucket, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
+         F2, tmp, counts, stack, out_ll, out_nodes, out_acc, out_move, ll):
     """Moves start..n_iter-1 from a tree of ``n`` nodes and log likelihood ``ll``: each
     a change move with probability ``p_change``, a swap move with probability
-    ``p_swap``, an exact move with probability ``p_exact``, else a regrow move. Per
-    iteration the log likelihood, the number of nodes, whether it moved and the move
-    (0 regrow, 1 change, 2 swap, 3 exact) go to out_ll, out_nodes, out_acc, out_move.
+    ``p_swap``, an exact move with probability ``p_exact``, a perturb move (of
+    ``width``) with probability ``p_perturb``, else a regrow move. Per iteration the
+    log likelihood, the number of nodes, whether it moved and the move (0 regrow,
+    1 change, 2 swap, 3 exact, 4 perturb) go to out_ll, out_nodes, out_acc, out_move.
     Returns (nodes, log likelihood, -1) at the end, or (nodes, log likelihood, it) at
     an iteration `it` that drew the exact move, which the caller makes (its block
     sampler is called from Python: numba's cache cannot hold it inside this kernel,
     being recursive) before calling again from it + 1."""
-    mixed = p_change + p_swap + p_exact > 0.0
+    mixed = p_change + p_swap + p_exact + p_perturb > 0.0
     for it in range(start, n_iter):
         u = rng.random() if mixed else 1.0
         if u < p_change:
@@ -205,6 +206,11 @@ def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
         elif u < p_change + p_swap + p_exact:
             out_move[it] = 3
             return n, ll, it
+        elif u < p_change + p_swap + p_exact + p_perturb:
+            acc = _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                                m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts,
+                                width)
+            out_move[it] = 4
         else:
             n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
                                   alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,

@@ -211,14 +211,15 @@ def _copy_subtree(k, perm, I, F, perm2, I2, F2):
 
 @kernel
 def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
-             bucket, rng, perm2, I2, F2, tmp, counts):
+             bucket, rng, perm2, I2, F2, tmp, counts, log_q):
     """Accept or reject node k's subtree as I2 holds it: the same shape, new rules
     (node k's rows and number of splits unchanged). The rows are routed down the new
     rules; a rule that is not a valid split of its new rows gives P(T') = 0, a
-    rejection. Otherwise accept with P(T') / P(T) (L' / L)^heat, the factors of the
-    nodes strictly below k (see slpy.compiled.growtree). Returns accepted."""
+    rejection. Otherwise accept with exp(log_q) P(T') / P(T) (L' / L)^heat, the
+    factors of the nodes strictly below k (see slpy.compiled.growtree) and log_q the
+    move's log proposal ratio. Returns accepted."""
     sk = I[k, SIZE]
-    log_r = 0.0
+    log_r = log_q
     dll = 0.0
     for j in range(sk):  # pre-order: a node's range is set before it is reached
         a = I2[j, LO]
@@ -275,20 +276,9 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     among its valid ones; the nodes below keep their rules and take their new rows
     (see slpy.compiled.growtree). Returns accepted (False also when the tree has no
     split or a rule below stops being valid)."""
-    n_int = 0
-    for j in range(n):
-        if I[j, FEAT] >= 0:
-            n_int += 1
-    if n_int == 0:
+    k = _pick_split_node(n, I, rng)
+    if k < 0:
         return False
-    r = min(int(rng.random() * n_int), n_int - 1)
-    k = -1
-    for j in range(n):
-        if I[j, FEAT] >= 0:
-            if r == 0:
-                k = j
-                break
-            r -= 1
     fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
                                          z1, z2, m, bucket)
     S = fs.shape[0]
@@ -298,7 +288,63 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     I2[0, FEAT] = fs[s]
     F2[0, THR] = ts[s]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts)
+                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+
+
+@kernel
+def _pick_split_node(n, I, rng):
+    """A split node drawn uniformly (-1 when the tree has none)."""
+    n_int = 0
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            n_int += 1
+    if n_int == 0:
+        return -1
+    r = min(int(rng.random() * n_int), n_int - 1)
+    for j in range(n):
+        if I[j, FEAT] >= 0:
+            if r == 0:
+                return j
+            r -= 1
+    return -1
+
+
+@kernel
+def _near(i, s, width):
+    """How many of s candidates lie within `width` places of i (i excluded)."""
+    return min(i, width) + min(s - 1 - i, width)
+
+
+@kernel
+def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+                  bucket, heat, rng, perm2, I2, F2, tmp, counts, width):
+    """One perturb move: a split node drawn uniformly moves its rule, the i-th of its
+    rows' valid splits, to the j-th, drawn uniformly among the N(i) within `width`
+    places of i; the nodes below keep their rules (see slpy.compiled.growtree).
+    Returns accepted."""
+    k = _pick_split_node(n, I, rng)
+    if k < 0:
+        return False
+    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
+                                         z1, z2, m, bucket)
+    S = fs.shape[0]
+    I[k, NS] = S
+    if S < 2:
+        return False
+    i = 0
+    while fs[i] != I[k, FEAT] or ts[i] != F[k, THR]:
+        i += 1
+    lo = max(0, i - width)
+    span = min(S - 1, i + width) - lo
+    j = lo + min(int(rng.random() * span), span - 1)
+    if j >= i:
+        j += 1
+    _copy_subtree(k, perm, I, F, perm2, I2, F2)
+    I2[0, FEAT] = fs[j]
+    F2[0, THR] = ts[j]
+    log_q = math.log(_near(i, S, width)) - math.log(_near(j, S, width))
+    return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, log_q)
 
 
 @kernel
@@ -342,7 +388,7 @@ def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, p
         I2[other - k, FEAT] = I[k, FEAT]
         F2[other - k, THR] = F[k, THR]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts)
+                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
 
 
 @kernel

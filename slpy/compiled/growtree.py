@@ -50,6 +50,18 @@ never has its parent's rule: all its rows fall on one side of it), so the propos
 is symmetric and a(T -> T') is the change move's formula: P(T')/P(T) over the nodes
 strictly below k, times (L'/L)^b; node k's factor p_d / |S(rows_k)| is unchanged.
 
+**Perturb** (Pratola 2016). Pick a split node k uniformly among the s(T) split nodes;
+its rule is the i-th of the |S(rows_k)| valid splits of its rows, in their order
+(feature, then threshold); draw j uniformly among the N(i) = min(i, K) +
+min(|S| - 1 - i, K) places within K of i, i excluded, and give k the j-th rule,
+the nodes below keeping theirs as in change. The reverse move draws i among the N(j)
+places near j, so
+
+    a(T -> T') = min(1, N(i) / N(j) * P(T') / P(T) * (L(T') / L(T))^b),
+
+P(T') / P(T) as in change. It is the engine's ``perturb`` move with a tree node in
+place of a choice point.
+
 A run mixes the moves with fixed probabilities (``run(change=..., swap=...)``): a
 mixture of kernels that each leave pi_b invariant.
 
@@ -88,9 +100,9 @@ def supports(dataset: Dataset) -> str | None:
 
 
 class GrowtreeChain:
-    """One chain of regrow and change moves on a GROWTREE tree, started at the single
-    leaf (outside the prior's support when alpha = 1: :meth:`sample_prior` starts
-    from a draw of the prior instead).
+    """One chain of regrow, change, swap, perturb and exact moves on a GROWTREE tree,
+    started at the single leaf (outside the prior's support when alpha = 1:
+    :meth:`sample_prior` starts from a draw of the prior instead).
 
     ``alpha``, ``beta``, ``min_leaf``: the prior's parameters (priors/growtree.slp).
     ``dirichlet``: the Dirichlet likelihood's parameter (a number or one per class).
@@ -169,41 +181,49 @@ class GrowtreeChain:
         self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
     def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
-            change: float = 0.0, swap: float = 0.0, exact: float = 0.0) -> dict:
+            change: float = 0.0, swap: float = 0.0, exact: float = 0.0,
+            perturb: float = 0.0, width: int = 3) -> dict:
         """``n_iter`` moves at heat ``heat``, each a change move with probability
         ``change``, a swap move with probability ``swap``, an exact move (of the depth
-        the chain was made with) with probability ``exact``, else a regrow move; the
-        trace per iteration: log likelihood, nodes, accepted and the move (0 regrow,
-        1 change, 2 swap, 3 exact)."""
+        the chain was made with) with probability ``exact``, a perturb move within
+        ``width`` places with probability ``perturb``, else a regrow move; the trace
+        per iteration: log likelihood, nodes, accepted and the move (0 regrow,
+        1 change, 2 swap, 3 exact, 4 perturb)."""
         n_iter = int(n_iter)
-        change, swap, exact = float(change), float(swap), float(exact)
-        if not (0.0 <= change and 0.0 <= swap and 0.0 <= exact
-                and change + swap + exact <= 1.0):
-            raise CompiledPathError(f"change, swap and exact must be probabilities summing "
-                                    f"to at most 1, not {change!r}, {swap!r} and {exact!r}")
+        change, swap, exact, perturb = (float(change), float(swap), float(exact),
+                                        float(perturb))
+        if not (0.0 <= change and 0.0 <= swap and 0.0 <= exact and 0.0 <= perturb
+                and change + swap + exact + perturb <= 1.0 + 1e-12):
+            raise CompiledPathError(f"change, swap, exact and perturb must be "
+                                    f"probabilities summing to at most 1, not {change!r}, "
+                                    f"{swap!r}, {exact!r} and {perturb!r}")
+        if not isinstance(width, (int, np.integer)) or width < 1:
+            raise CompiledPathError(f"the perturb move's width must be a whole number "
+                                    f">= 1, not {width!r}")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
                "accepted": np.empty(n_iter, dtype=np.bool_),
                "move": np.empty(n_iter, dtype=np.int8)}
-        self._run(n_iter, rng, float(heat), change, swap, exact, out["log_lik"],
-                  out["nodes"], out["accepted"], out["move"])
+        self._run(n_iter, rng, float(heat), change, swap, exact, perturb, int(width),
+                  out["log_lik"], out["nodes"], out["accepted"], out["move"])
         return out
 
     def step(self, rng: np.random.Generator, heat: float, change: float, swap: float,
-             exact: float = 0.0) -> tuple[bool, int]:
+             exact: float = 0.0, perturb: float = 0.0, width: int = 3) -> tuple[bool, int]:
         """One move, as :meth:`run` makes them (arguments unchecked: the caller's):
-        (accepted, the move: 0 regrow, 1 change, 2 swap, 3 exact)."""
+        (accepted, the move: 0 regrow, 1 change, 2 swap, 3 exact, 4 perturb)."""
         ll, nodes, acc, move = self._one
-        self._run(1, rng, heat, change, swap, exact, ll, nodes, acc, move)
+        self._run(1, rng, heat, change, swap, exact, perturb, width, ll, nodes, acc, move)
         return bool(acc[0]), int(move[0])
 
-    def _run(self, n_iter, rng, heat, change, swap, exact, ll, nodes, acc, move):
+    def _run(self, n_iter, rng, heat, change, swap, exact, perturb, width, ll, nodes, acc,
+             move):
         perm2, I2, F2, tmp, counts, stack = self._scratch
         start = 0
         while start < n_iter:
             self.n, lik, at = X._run(start, n_iter, self.n, self.perm, self.I, self.F,
-                                     *self._data, heat, change, swap, exact, rng, perm2,
-                                     I2, F2, tmp, counts, stack, ll, nodes, acc, move,
-                                     self.log_lik)
+                                     *self._data, heat, change, swap, exact, perturb,
+                                     width, rng, perm2, I2, F2, tmp, counts, stack, ll,
+                                     nodes, acc, move, self.log_lik)
             self.log_lik = float(lik)
             if at < 0:
                 break

@@ -24,8 +24,8 @@ from ..mcmc.paths import FastPath, register_path
 __all__ = ["CompiledState", "COMPILED_MIXTURE"]
 
 # --proposal default on this path (benchmarks/trust.py, docs/benchmarks.md)
-COMPILED_MIXTURE = "regrow:0.4,change:0.3,swap:0.2,exact:1:0.1"
-MOVES = ("regrow", "change", "swap", "exact")
+COMPILED_MIXTURE = "regrow:0.35,change:0.2,swap:0.15,perturb:0.2,exact:1:0.1"
+MOVES = ("regrow", "change", "swap", "exact", "perturb")
 CHECK_DRAWS = 8            # prior draws of the program compared with the compiled prior
 CHECK_TOL = 1e-9
 
@@ -148,36 +148,44 @@ def _why_not(model, cfg) -> str | None:
         return got
     spec = cfg.get("proposal") or "default"
     names = [n for n, _ in parse_mixture(COMPILED_MIXTURE if spec == "default" else spec)]
-    if len({n for n in names if n.startswith("exact")}) > 1:
-        return "the compiled path runs the exact move at one depth a chain"
+    for move in ("exact", "perturb"):
+        if len({n for n in names if n.partition(":")[0] == move}) > 1:
+            what = "depth" if move == "exact" else "width"
+            return f"the compiled path runs the {move} move at one {what} a chain"
     why = _recognised(model, *got)
     if why is None and not any(n == "regrow" or n.startswith("exact") for n in names):
         # (the engine's change also grows and prunes: there the mixture can reach any tree)
-        why = ("the compiled path's change and swap keep the tree's shape: its mixtures "
-               "need regrow or exact")
+        why = ("the compiled path's change, swap and perturb keep the tree's shape: its "
+               "mixtures need regrow or exact")
     return why
 
 
 def _mixture(spec: str) -> tuple:
-    """(change, swap and exact probabilities, the exact move's name and depth)."""
+    """(change, swap, exact and perturb probabilities, the exact move's name and depth,
+    the perturb move's name and width)."""
+    from ..mcmc.moves import perturb_width
     from ..pcfg.exact_move import DEFAULT_DEPTH, parse_depth
     w = dict.fromkeys(MOVES, 0.0)
     exact, depth = "exact", DEFAULT_DEPTH
+    perturb, width = "perturb", 3
     for name, x in parse_mixture(spec):
         prefix = name.partition(":")[0]
         w[prefix] += x
         if prefix == "exact":
             exact, depth = name, parse_depth(name)
-    return (w["change"], w["swap"], w["exact"]), exact, depth
+        elif prefix == "perturb":
+            perturb, width = name, perturb_width(name)
+    return ((w["change"], w["swap"], w["exact"], w["perturb"]), exact, depth, perturb,
+            width)
 
 
 def _kernel(model, cfg):
-    (p_change, p_swap, p_exact), exact, _ = _mixture(cfg["proposal"])
-    names = MOVES[:3] + (exact,)
+    probs, exact, _, perturb, width = _mixture(cfg["proposal"])
+    names = MOVES[:3] + (exact, perturb)
 
     def kernel(rng, state, it, heat=1.0):
         chain = state.chain
-        ok, move = chain.step(rng, heat, p_change, p_swap, p_exact)
+        ok, move = chain.step(rng, heat, *probs, width)
         if ok:
             return CompiledState(chain, state), Info(True, True, names[move], math.nan)
         return state, Info(False, True, names[move], math.nan)

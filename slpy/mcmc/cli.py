@@ -95,7 +95,7 @@ def _proposal(ctx, param, value):
               callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
                    "mixture such as uc:0.4,change:0.4,swap:0.2; on the compiled path "
-                   "regrow, change and swap (docs/mcmc.md).")
+                   "regrow, change, swap, perturb[:K] and exact[:H] (docs/mcmc.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "compiled", "engine"]),
               default="auto", show_default=True,
               help="compiled: a GROWTREE prior's moves on flat arrays, many times faster "

@@ -47,8 +47,9 @@ from ..logic.db import SBUILTIN
 from .proposal import make_proposal
 
 __all__ = ["Move", "FamilyMove", "register_move", "warm_up", "parse_mixture", "make_moves",
-           "change_move", "swap_move", "regrow_move", "perturb_move", "resolve_proposal",
-           "check_proposal", "family_moves", "DEFAULT_PROPOSAL", "DEFAULT_MIXTURE"]
+           "change_move", "swap_move", "regrow_move", "perturb_move", "perturb_width",
+           "resolve_proposal", "check_proposal", "family_moves", "DEFAULT_PROPOSAL",
+           "DEFAULT_MIXTURE"]
 
 # what `slpy run` and the estimators use unless told otherwise: the mixture below
 DEFAULT_PROPOSAL = "default"
@@ -199,7 +200,8 @@ def perturb_move(model, k: int = 3) -> Move:
     return Move(f"perturb:{k}" if k != 3 else "perturb", propose)
 
 
-def _perturb_width(name: str) -> int:
+def perturb_width(name: str) -> int:
+    """K of a move named perturb or perturb:K (a ValueError for a bad K)."""
     if name == "perturb":
         return 3
     try:
@@ -287,7 +289,7 @@ def check_move_name(name: str) -> None:
     if name in ("change", "swap", "regrow"):   # regrow: the compiled path's
         return
     if name == "perturb" or name.startswith("perturb:"):
-        _perturb_width(name)
+        perturb_width(name)
         return
     fm = _family_move(name)
     if fm is not None:
@@ -346,7 +348,7 @@ def make_moves(model, spec: str) -> list[tuple[Move, float]]:
         elif name == "swap":
             mv = swap_move(model)
         elif name == "perturb" or name.startswith("perturb:"):
-            mv = perturb_move(model, _perturb_width(name))
+            mv = perturb_move(model, perturb_width(name))
         elif _family_move(name) is not None:
             mv = _family_move(name).build(model, name)
         else:

@@ -39,28 +39,36 @@ def posterior(small):
     return keys, np.array([probs[k] for k in keys]), pre, probs
 
 
-# (change, swap, exact) probabilities and the exact move's depth; the rest is regrow
-MOVES = {"regrow": (0, 0, 0, 2), "change": (1, 0, 0, 2), "swap": (0, 1, 0, 2),
-         "exact:1": (0, 0, 1, 1), "exact:2": (0, 0, 1, 2)}
+# (change, swap, exact, perturb) probabilities, the exact move's depth and the perturb
+# move's width; the rest is regrow
+MOVES = {"regrow": (0, 0, 0, 0, 2, 3), "change": (1, 0, 0, 0, 2, 3),
+         "swap": (0, 1, 0, 0, 2, 3), "exact:1": (0, 0, 1, 0, 1, 3),
+         "exact:2": (0, 0, 1, 0, 2, 3), "perturb": (0, 0, 0, 1, 2, 3),
+         "perturb:1": (0, 0, 0, 1, 2, 1)}
+# perturb moves three times a draw: one move is too small a step for the chi-square
+# to see a wrong N(i) / N(j) (without it, perturb:1's p-value fell to 5e-22 at 3)
+STEPS = {"perturb": 3, "perturb:1": 3}
 
 
 @pytest.mark.parametrize("move", sorted(MOVES))
 def test_each_move_leaves_the_posterior_invariant(small, posterior, move):
     keys, p, pre, probs = posterior
-    change, swap, ex, depth = MOVES[move]
+    change, swap, ex, perturb, depth, width = MOVES[move]
     c = GrowtreeChain(small, 0.95, 1.0, 5, exact_depth=depth)
     rng = np.random.default_rng(11)
     counts = Counter()
     moved = 0
     for i in rng.choice(len(keys), size=6000, p=p):
         c.set_tree(pre[keys[i]])
-        moved += bool(c.run(1, rng, 1.0, change, swap, ex)["accepted"][0])
+        tr = c.run(STEPS.get(move, 1), rng, 1.0, change, swap, ex, perturb, width)
+        moved += bool(tr["accepted"].any())
         counts[c.canonical()] += 1
     assert moved > 200
     assert chi2_pvalue(counts, probs) > 0.01
 
 
-def test_exact_moves_at_a_heat_leave_the_tempered_posterior_invariant(small, posterior):
+@pytest.mark.parametrize("move", ["exact", "perturb"])
+def test_moves_at_a_heat_leave_the_tempered_posterior_invariant(small, posterior, move):
     keys, _, pre, probs = posterior
     m = model_for(small, with_data=True)
     heat = 0.3
@@ -75,7 +83,10 @@ def test_exact_moves_at_a_heat_leave_the_tempered_posterior_invariant(small, pos
     counts = Counter()
     for i in rng.choice(len(keys), size=6000, p=w):
         c.set_tree(pre[keys[i]])
-        c.run(1, rng, heat, 0.0, 0.0, 1.0)
+        if move == "exact":
+            c.run(1, rng, heat, 0.0, 0.0, 1.0)
+        else:
+            c.run(1, rng, heat, perturb=1.0, width=2)
         counts[c.canonical()] += 1
     assert chi2_pvalue(counts, dict(zip(keys, w))) > 0.01
 
@@ -84,10 +95,10 @@ def test_a_mixture_with_the_exact_move_visits_the_posterior(small, posterior):
     probs = posterior[3]
     c = GrowtreeChain(small, 0.95, 1.0, 5, exact_depth=1)
     rng = np.random.default_rng(13)
-    c.run(200, rng, 1.0, 0.2, 0.1, 0.4)
+    c.run(200, rng, 1.0, 0.2, 0.1, 0.3, 0.1)
     counts = Counter()
     for _ in range(3000):
-        c.run(20, rng, 1.0, 0.2, 0.1, 0.4)
+        c.run(20, rng, 1.0, 0.2, 0.1, 0.3, 0.1)
         counts[c.canonical()] += 1
     assert chi2_pvalue(counts, probs) > 0.01
 

@@ -42,7 +42,8 @@ def visits(m, spec, n_keep, thin, seed, temper=1, path="compiled"):
         if sw.kept:
             counts[sw.state.key] += 1
     out = run_chain(m, cfg, 0, [count])
-    assert {m.partition(":")[0] for m in out.moves} <= {"regrow", "change", "swap", "exact"}
+    assert {m.partition(":")[0] for m in out.moves} <= {"regrow", "change", "swap", "exact",
+                                                            "perturb"}
     return counts
 
 
@@ -50,7 +51,8 @@ def visits(m, spec, n_keep, thin, seed, temper=1, path="compiled"):
 # thinned so that the kept draws are nearly independent, as the test assumes
 @pytest.mark.parametrize("spec,thin,temper", [
     ("regrow", 20, 1), (COMPILED_MIXTURE, 20, 1), ("change:0.5,regrow:0.5", 30, 3),
-    ("swap:0.3,regrow:0.7", 20, 1), ("regrow", 30, 3), ("exact:2:0.5,regrow:0.5", 20, 3)])
+    ("swap:0.3,regrow:0.7", 20, 1), ("regrow", 30, 3), ("exact:2:0.5,regrow:0.5", 20, 3),
+    ("perturb:2:0.4,regrow:0.4,exact:1:0.2", 20, 3)])
 def test_posterior_visits(small, spec, thin, temper):
     m = model_for(small, with_data=True)
     probs = exact(m, small, True)
@@ -67,10 +69,13 @@ def test_auto_takes_the_compiled_path_for_growtree(small):
 
 @pytest.mark.parametrize("settings,why", [
     (dict(proposal="uc"), "--proposal uc is a move of the engine (the compiled path's "
-                             "are regrow, change, swap, exact)"),
+                             "are regrow, change, swap, exact, perturb)"),
     (dict(method="smc"), "SMC runs on the engine"),
-    (dict(proposal="change:0.5,swap:0.5"), "the compiled path's change and swap keep the "
-                                           "tree's shape: its mixtures need regrow or exact"),
+    (dict(proposal="change:0.5,perturb:0.5"), "the compiled path's change, swap and "
+                                              "perturb keep the tree's shape: its mixtures "
+                                              "need regrow or exact"),
+    (dict(proposal="perturb:0.3,perturb:2:0.2,exact:1:0.5"),
+     "the compiled path runs the perturb move at one width a chain"),
     (dict(path="engine"), "--path engine")])
 def test_auto_stays_on_the_engine_and_says_why(small, settings, why):
     m = model_for(small, with_data=True)
