@@ -33,6 +33,7 @@ def report_sections(runs, out, top: int, query=None) -> list:
                  None)
     if names is None:
         return []
+    params = _parameters_section(runs, query)     # first: a bad query draws no figure
     mats = [_matrix(r, names) for r in runs]
     lines = ["## Edge posterior marginals", "",
              "P(parent -> child) by row -> column: the fraction of kept iterations whose "
@@ -59,7 +60,7 @@ def report_sections(runs, out, top: int, query=None) -> list:
         (out / f"dag_{k}.dot").write_text(dag.to_dot())
         lines += [f"### M{k}", "", f"![DAG M{k}]({f})", "", f"[DOT](dag_{k}.dot)", "",
                   "```", str(dag), "```", ""]
-    return lines + _parameters_section(runs, query)
+    return lines + params
 
 
 def link_rows(m, names, least: float = SHOWN_LINKS) -> list:

@@ -16,7 +16,8 @@ from .. import limits as _limits
 from ..cliopts import (FiniteFloat, categorical_option, compile_notice, force_option,
                        missing_option, scheduler_address, target_option)
 from .moves import DEFAULT_PROPOSAL
-from .config import DEFAULT_CHAINS, DEFAULT_ITERATIONS, RECOMMENDED_TEMPERING
+from .config import (DEFAULT_CHAINS, DEFAULT_ITERATIONS, RECOMMENDED_TEMPERING,
+                     SMC_DEFAULTS)
 
 # what --resume may change: nothing the chains depend on
 RESUME_OPTIONS = {"resume", "quiet", "jobs", "backend", "scheduler", "timeout", "max_steps",
@@ -93,9 +94,9 @@ def _proposal(ctx, param, value):
               help="Keep every K-th iteration after burn-in.")
 @click.option("--proposal", default=DEFAULT_PROPOSAL, show_default=True,
               callback=_proposal,
-              help="The move: uc, q0, cycle:N, change, swap, exact[:H], or a weighted "
-                   "mixture such as uc:0.4,change:0.4,swap:0.2; on the compiled path "
-                   "regrow, change, swap, perturb[:K] and exact[:H] (docs/mcmc.md).")
+              help="The move: uc, q0, cycle:N, change, swap, perturb[:K], exact[:H], or "
+                   "a weighted mixture such as uc:0.4,change:0.4,swap:0.2; on the compiled "
+                   "path regrow, change, swap, perturb[:K] and exact[:H] (docs/mcmc.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "compiled", "engine"]),
               default="auto", show_default=True,
               help="compiled: a GROWTREE prior's moves on flat arrays, many times faster "
@@ -106,9 +107,11 @@ def _proposal(ctx, param, value):
               help="mcmc: chains of Metropolis-Hastings; smc: each chain an island of "
                    "annealed sequential Monte Carlo from the prior to the posterior, which "
                    "also estimates the log evidence (docs/mcmc.md).")
-@click.option("--particles", type=click.IntRange(min=10), default=1000, show_default=True,
+@click.option("--particles", type=click.IntRange(min=10),
+              default=SMC_DEFAULTS["particles"], show_default=True,
               help="--method smc: particles an island.")
-@click.option("--smc-steps", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--smc-steps", type=click.IntRange(min=1),
+              default=SMC_DEFAULTS["smc_steps"], show_default=True,
               help="--method smc: moves of each particle at each heat.")
 @click.option("--temper", type=click.IntRange(min=1),
               default=RECOMMENDED_TEMPERING["temper"], show_default=True,

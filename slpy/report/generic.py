@@ -27,6 +27,9 @@ def family_report(family, run_dirs, out=None, top: int = 5, query=None):
     except OSError as e:
         raise ReportError(f"{out}: cannot create the report directory ({e.strerror})")
     traces = (("log_lik", "log-likelihood"),) + tuple((k, k) for k in family.stats)
+    # the family's sections first: a bad --query stops the report before any figure
+    own = (family.report_sections(runs, out, top) if query is None else
+           family.report_sections(runs, out, top, query=query))
     conv = convergence(runs, traces)
     lines = ["# slpy report", "", f"Model family: {family.name}.", ""]
     lines += runs_section(runs) + [""]
@@ -44,8 +47,7 @@ def family_report(family, run_dirs, out=None, top: int = 5, query=None):
                             *[fmt(p) for p in m["probs"]]]
                            for k, m in enumerate(table, 1)])
     lines += [""] + [f"- M{k}: {md_code(m['model'])}" for k, m in enumerate(table, 1)] + [""]
-    lines += (family.report_sections(runs, out, top) if query is None else
-              family.report_sections(runs, out, top, query=query))
+    lines += own
     (out / "report.md").write_text("\n".join(lines).rstrip() + "\n")
     numbers = {"family": family.name,
                "runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],

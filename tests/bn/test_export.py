@@ -185,3 +185,4 @@ def test_the_report_has_the_classes_the_cpts_and_the_query(run_dir, tmp_path):
     assert f"| yes | {ans.table[1]:.4f} | {ans.mcse[1]:.4f} |" in query
     r = cli("report", run_dir, "--out", tmp_path / "c", "--query", "P(lung | smok=yes)")
     assert r.exit_code == 1 and "no variable 'smok'" in r.stderr
+    assert not list((tmp_path / "c").glob("*.png"))     # said before drawing anything
