@@ -153,6 +153,9 @@ def _why_not(model, cfg) -> str | None:
             what = "depth" if move == "exact" else "width"
             return f"the compiled path runs the {move} move at one {what} a chain"
     why = _recognised(model, *got)
+    if why is not None:
+        # the exact move shares the recognition: it must not run on this prior either
+        model.not_growtree = why
     if why is None and not any(n == "regrow" or n.startswith("exact") for n in names):
         # (the engine's change also grows and prunes: there the mixture can reach any tree)
         why = ("the compiled path's change, swap and perturb keep the tree's shape: its "

@@ -163,13 +163,17 @@ def fit_mcmc(cfg, train, n_chains: int, n_jobs=None, prior_text: str | None = No
         prior_text = read_prior(cfg["prior"])
     model = mcmc_model(cfg, train, prior_text)    # checks the prior and its parameters
     from ..errors import RunError
+    from ..mcmc.moves import resolve_proposal
     from ..mcmc.paths import resolve_path
     try:      # the path once for all chains, as slpy run chooses it
         cfg = resolve_path(model, cfg)[0]
     except RunError as e:
         raise ValueError(str(e)) from None
     if cfg.path == "engine" and getattr(model, "engine_ran", False):
-        model = mcmc_model(cfg, train, prior_text)   # the path's check ran its engine
+        # the moves the path's check allows (a prior it turned down has no exact move),
+        # then a model whose engine has not run
+        cfg = cfg.replace(proposal=resolve_proposal(model, cfg.proposal))
+        model = mcmc_model(cfg, train, prior_text)
     tasks = [ChainTask(cfg, i, prior_text, train, all_models=True, quiet=quiet)
              for i in range(n_chains)]
     if n_chains == 1:

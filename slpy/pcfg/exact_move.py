@@ -103,6 +103,9 @@ def _setting(model):
         raise ExactMoveError("the exact move needs a GROWTREE prior (priors/growtree.slp: "
                              "uniform_split/3 and the parameters alpha, beta and "
                              "min_leaf) and data")
+    refused = getattr(model, "not_growtree", None)    # the compiled path's check
+    if refused:
+        raise ExactMoveError(f"the exact move needs a GROWTREE prior: {refused}")
     lik = model.scorer.likelihood
     if lik is not None and type(lik) is not DirichletLikelihood:
         raise ExactMoveError("the exact move needs the Dirichlet likelihood")

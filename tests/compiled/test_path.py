@@ -1,6 +1,7 @@
 """The compiled path of `slpy run` (slpy.compiled.path, slpy.mcmc.paths): which path a run
 takes and why, and its chains -- through the same sampler, tempering and observers as
 the engine's -- against the exact prior and posterior (chi-square, fixed seeds)."""
+import json
 from collections import Counter
 
 import numpy as np
@@ -120,6 +121,35 @@ def test_a_lookalike_prior_runs_on_the_engine_from_the_greedy_tree(tmp_path):
          "--out", str(tmp_path / "n"))
     assert "path: engine (the prior looks like GROWTREE but" in \
         (tmp_path / "n" / "summary.txt").read_text()
+
+
+def test_a_lookalike_prior_runs_the_default_mixture_without_the_exact_move(tmp_path):
+    # the check that keeps it off the compiled path keeps the exact move out too (it
+    # would stop the run at its first exact move: the prior is not GROWTREE)
+    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
+        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
+    f = tmp_path / "nearly.slp"
+    f.write_text(text)
+    slpy("run", str(f), "--data", KYPHOSIS, "-n", "200", "--chains", "1", "--temper", "1",
+         "-q", "--out", str(tmp_path / "n"))
+    cfg = json.loads((tmp_path / "n" / "config.json").read_text())
+    assert cfg["path"] == "engine" and "exact" not in cfg["proposal"]
+    assert {"uc", "change", "perturb", "swap"} <= {
+        n.partition(":")[0] for n in cfg["proposal"].split(",")}
+
+
+def test_an_estimator_on_a_lookalike_prior_fits_without_the_exact_move(tmp_path):
+    pd = pytest.importorskip("pandas")
+    from slpy import BayesianTreeClassifier
+    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
+        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
+    f = tmp_path / "nearly.slp"
+    f.write_text(text)
+    d = pd.read_csv(KYPHOSIS)
+    clf = BayesianTreeClassifier(prior=str(f), n_iter=200, n_chains=2, random_state=1)
+    with pytest.warns(Warning):          # 200 iterations: not converged, and it says so
+        clf.fit(d.drop(columns="class"), d["class"])
+    assert clf.score(d.drop(columns="class"), d["class"]) > 0.7
 
 
 def test_states_match_the_engines(small):
