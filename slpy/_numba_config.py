@@ -4,8 +4,9 @@ Every kernel in slpy is compiled with :func:`kernel` so that the flags agree
 everywhere and can be changed in one line:
 
 - ``cache=True``: compiled code is kept in the user's cache directory
-  (``~/.cache/slpy/numba`` on Linux; ``$NUMBA_CACHE_DIR`` when set), so a second
-  process starts scoring trees without paying for compilation again. Never next to
+  (``~/.cache/slpy/numba/<hash of the kernels' sources>`` on Linux;
+  ``$NUMBA_CACHE_DIR/<hash>`` when set), so a second process starts scoring trees
+  without paying for compilation again. Never next to
   the source: in an installed package that is site-packages, where the cache files
   would outlive an uninstall and shadow a later editable install. When no cache
   directory is writable, kernels are compiled in each process instead.
@@ -23,6 +24,7 @@ returns the Python function unchanged.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 
@@ -30,11 +32,33 @@ import numba
 import platformdirs
 
 
+def kernels_hash() -> str:
+    """A hash of the text of every slpy module that compiles kernels. numba's cache
+    checks the file of the function it loads and no other: a kernel whose callee in
+    another file changed would load stale code (a `git pull` in an editable install).
+    Caching under this hash recompiles them all instead."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names
+                   if f.endswith(".py"))
+    h = hashlib.blake2b(digest_size=8)
+    for path in files:
+        with open(path, "rb") as fh:
+            text = fh.read()
+        if b"_numba_config import" in text:
+            h.update(os.path.relpath(path, root).encode() + b"\0" + text)
+    return h.hexdigest()
+
+
 def cache_dir() -> str | None:
-    """Where compiled kernels are cached (set as numba's CACHE_DIR), or None when
-    no directory is writable."""
-    path = numba.config.CACHE_DIR or os.path.join(
+    """Where compiled kernels are cached (set as numba's CACHE_DIR): a folder named
+    by :func:`kernels_hash` in $NUMBA_CACHE_DIR or the user's cache directory (or
+    that folder itself, when $NUMBA_CACHE_DIR names it); None when no directory is
+    writable."""
+    base = numba.config.CACHE_DIR or os.path.join(
         platformdirs.user_cache_dir("slpy", appauthor=False), "numba")
+    tag = kernels_hash()
+    path = base if os.path.basename(os.path.normpath(base)) == tag else \
+        os.path.join(base, tag)
     try:
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()

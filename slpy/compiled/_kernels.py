@@ -279,16 +279,22 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     k = _pick_split_node(n, I, rng)
     if k < 0:
         return False
-    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
-                                         z1, z2, m, bucket)
-    S = fs.shape[0]
-    I[k, NS] = S
+    fs, ts, S = _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket)
     s = min(int(rng.random() * S), S - 1)
     _copy_subtree(k, perm, I, F, perm2, I2, F2)
     I2[0, FEAT] = fs[s]
     F2[0, THR] = ts[s]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
                     pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+
+
+@kernel
+def _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket):
+    """Node k's valid splits (features, thresholds, how many), its NS kept."""
+    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
+                                         z1, z2, m, bucket)
+    I[k, NS] = fs.shape[0]
+    return fs, ts, fs.shape[0]
 
 
 @kernel
@@ -325,10 +331,7 @@ def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
     k = _pick_split_node(n, I, rng)
     if k < 0:
         return False
-    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
-                                         z1, z2, m, bucket)
-    S = fs.shape[0]
-    I[k, NS] = S
+    fs, ts, S = _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket)
     if S < 2:
         return False
     i = 0

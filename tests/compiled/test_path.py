@@ -98,11 +98,16 @@ def test_priors_and_data_outside_the_path(small):
     assert "Dirichlet" in resolve_path(m, RunConfig())[1]
 
 
-def test_a_prior_that_only_looks_like_growtree_stays_on_the_engine(small, tmp_path):
-    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
-        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
+def lookalike(tmp_path):
+    """GROWTREE with (2 + D) for (1 + D): recognised by its shape, not by its numbers."""
     f = tmp_path / "nearly.slp"
-    f.write_text(text)
+    f.write_text((ROOT / "priors" / "growtree.slp").read_text().replace(
+        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)"))
+    return f
+
+
+def test_a_prior_that_only_looks_like_growtree_stays_on_the_engine(small, tmp_path):
+    f = lookalike(tmp_path)
     p = Program()
     p.consult(f)
     p.attach_data(small)
@@ -112,10 +117,7 @@ def test_a_prior_that_only_looks_like_growtree_stays_on_the_engine(small, tmp_pa
 
 
 def test_a_lookalike_prior_runs_on_the_engine_from_the_greedy_tree(tmp_path):
-    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
-        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
-    f = tmp_path / "nearly.slp"
-    f.write_text(text)
+    f = lookalike(tmp_path)
     slpy("run", str(f), "--data", KYPHOSIS, "-n", "100", "--chains", "1", "--temper", "2",
          "--init", "greedy", "--proposal", "change:0.5,swap:0.5", "-q",
          "--out", str(tmp_path / "n"))
@@ -126,10 +128,7 @@ def test_a_lookalike_prior_runs_on_the_engine_from_the_greedy_tree(tmp_path):
 def test_a_lookalike_prior_runs_the_default_mixture_without_the_exact_move(tmp_path):
     # the check that keeps it off the compiled path keeps the exact move out too (it
     # would stop the run at its first exact move: the prior is not GROWTREE)
-    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
-        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
-    f = tmp_path / "nearly.slp"
-    f.write_text(text)
+    f = lookalike(tmp_path)
     slpy("run", str(f), "--data", KYPHOSIS, "-n", "200", "--chains", "1", "--temper", "1",
          "-q", "--out", str(tmp_path / "n"))
     cfg = json.loads((tmp_path / "n" / "config.json").read_text())
@@ -141,10 +140,7 @@ def test_a_lookalike_prior_runs_the_default_mixture_without_the_exact_move(tmp_p
 def test_an_estimator_on_a_lookalike_prior_fits_without_the_exact_move(tmp_path):
     pd = pytest.importorskip("pandas")
     from slpy import BayesianTreeClassifier
-    text = (ROOT / "priors" / "growtree.slp").read_text().replace(
-        "Split is A * (1 + D) ** (-B)", "Split is A * (2 + D) ** (-B)")
-    f = tmp_path / "nearly.slp"
-    f.write_text(text)
+    f = lookalike(tmp_path)
     d = pd.read_csv(KYPHOSIS)
     clf = BayesianTreeClassifier(prior=str(f), n_iter=200, n_chains=2, random_state=1)
     with pytest.warns(Warning):          # 200 iterations: not converged, and it says so
