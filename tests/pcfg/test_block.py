@@ -127,5 +127,5 @@ def test_the_kernels_compile_into_an_empty_cache_in_another_process(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert {p.name.split("-")[0] for p in tmp_path.glob("*/_block.*.nbi")} >= {
+    assert {p.name.split("-")[0] for p in tmp_path.rglob("_block.*.nbi")} >= {
         "_block._sample", "_block._log_inside", "_block._sorted_rows"}
