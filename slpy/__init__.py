@@ -25,6 +25,7 @@ def _load_shipped_plugins():
     from .trees import family as _tree_family    # noqa: F401
     from .pcfg import exact_move as _exact_move  # noqa: F401  the tree family's exact move
     from .compiled import path as _compiled      # noqa: F401  GROWTREE's compiled path
+    from .compiled import network as _compiled_bn  # noqa: F401  the networks' compiled path
 
 
 _plugins.add_loader(_load_shipped_plugins)

@@ -25,7 +25,7 @@ from ..mcmc.moves import Move
 from ..terms.term import Atom, Struct, deref
 from .dag import BNScorer
 
-__all__ = ["parents_move", "parents_applies", "check_name"]
+__all__ = ["parents_move", "parents_applies", "check_name", "link_states"]
 
 
 def check_name(name: str) -> None:
@@ -33,7 +33,7 @@ def check_name(name: str) -> None:
         raise ValueError(f"unknown proposal {name!r} (the network move is `parents`)")
 
 
-def _states(node) -> list:
+def link_states(node) -> list:
     """[(state, Clause, probability)] of a link choice point: state 'none', 'fwd'
     (the call's first variable is the parent) or 'back', None if not a link."""
     out = []
@@ -76,7 +76,7 @@ def parents_move(model, name: str = "parents"):
             if node.pred is None or node.pred.name != "link":
                 continue
             x, y = (scorer.index[deref(a).name] for a in node.call.args[:2])
-            opts = {st: (c, p) for st, c, p in _states(node)}
+            opts = {st: (c, p) for st, c, p in link_states(node)}
             out[(x, y)] = (node.path, {"in": opts.get("fwd"), "none": opts.get("none")})
             out[(y, x)] = (node.path, {"in": opts.get("back"), "none": opts.get("none")})
         return out

@@ -121,6 +121,12 @@ class FamilyScorer:
         self._cache[(node, parents)] = value   # validated: equal to the int key
         return value
 
+    def kernel_inputs(self) -> tuple:
+        """(cols, w, arities, ess, is BDeu, dense limit): what the family kernels take,
+        for a compiled caller that scores families itself (slpy.compiled.network)."""
+        return (self._cols, self._w, self._arities, self.ess, self.score == "bdeu",
+                self._dense_limit)
+
     def total(self, parent_sets: Sequence[Sequence[int]]) -> float:
         """The DAG's score: the sum over nodes i of ``local(i, parent_sets[i])``."""
         if len(parent_sets) != self.n_vars:

@@ -208,6 +208,11 @@ def _start(model, cfg, rng, init_term=None) -> CompiledState:
     return CompiledState(chain)
 
 
+def _fits(model) -> bool:
+    from ..trees.family import TreeScorer
+    return isinstance(model.scorer, TreeScorer)
+
+
 register_path(FastPath("compiled", MOVES, COMPILED_MIXTURE,
                        "GROWTREE's moves on flat arrays in numba",
-                       _why_not, _kernel, _start, only=("regrow",)))
+                       _why_not, _kernel, _start, only=("regrow",), fits=_fits))

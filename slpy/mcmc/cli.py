@@ -96,11 +96,12 @@ def _proposal(ctx, param, value):
               callback=_proposal,
               help="The move: uc, q0, cycle:N, change, swap, perturb[:K], exact[:H], or "
                    "a weighted mixture such as uc:0.4,change:0.4,swap:0.2; on the compiled "
-                   "path regrow, change, swap, perturb[:K] and exact[:H] (docs/mcmc.md).")
+                   "path regrow, change, swap, perturb[:K] and exact[:H] for trees, "
+                   "change and sweep for networks (docs/mcmc.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "compiled", "engine"]),
               default="auto", show_default=True,
-              help="compiled: a GROWTREE prior's moves on flat arrays, many times faster "
-                   "per iteration; engine: proof-tree moves for any prior; auto: compiled "
+              help="compiled: a GROWTREE or network prior's moves on flat arrays, many "
+                   "times faster per iteration; engine: proof-tree moves for any prior; auto: compiled "
                    "where it applies (the run says which and why).")
 @click.option("--method", type=click.Choice(["mcmc", "smc"]), default="mcmc",
               show_default=True,

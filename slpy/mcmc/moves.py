@@ -286,7 +286,7 @@ def parse_mixture(spec: str) -> list[tuple[str, float]]:
 
 def check_move_name(name: str) -> None:
     """Raise ValueError for a move name that is not known (without building it)."""
-    if name in ("change", "swap", "regrow"):   # regrow: the compiled path's
+    if name in ("change", "swap", "regrow", "sweep"):   # regrow, sweep: compiled paths'
         return
     if name == "perturb" or name.startswith("perturb:"):
         perturb_width(name)
@@ -299,8 +299,8 @@ def check_move_name(name: str) -> None:
         make_proposal(name)
     except ValueError:
         raise ValueError(f"unknown proposal {name!r} (use default, uc, q0, cycle:N, "
-                         f"change, perturb[:K], swap, exact[:H], parents, or a mixture "
-                         f"name:weight,...)") from None
+                         f"change, perturb[:K], swap, exact[:H], parents, sweep, or a "
+                         f"mixture name:weight,...)") from None
 
 
 def resolve_proposal(model, spec: str) -> str:

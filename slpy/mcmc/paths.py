@@ -1,5 +1,6 @@
 """Which path a chain takes: the engine (proof trees of any SLP) or a plugin's compiled
-path for the priors it recognises (slpy.compiled: GROWTREE on flat arrays).
+path for the priors it recognises (slpy.compiled: GROWTREE's trees and the network
+priors' links on flat arrays; both are named "compiled", each for its kind of model).
 
 A :class:`FastPath` is registered by its plugin, as family moves are
 (slpy.mcmc.moves.register_move): this package never imports it. ``--path auto`` (the
@@ -34,20 +35,24 @@ class FastPath:
     kernel: Callable      # (model, cfg) -> kernel(rng, state, it, heat)
     start: Callable       # (model, cfg, rng, init term or None) -> first state
     only: tuple = ()      # its moves the engine does not have
+    fits: Callable = lambda model: True   # is the model of its kind (cheap, no check)?
 
 
-_PATHS: dict = {}
+_PATHS: list = []
 
 
 def register_path(path: FastPath) -> None:
-    _PATHS[path.name] = path
+    """Add a compiled path (several may share a name, each for its own kind of model:
+    `fits`)."""
+    _PATHS[:] = [p for p in _PATHS if (p.name, p.what) != (path.name, path.what)]
+    _PATHS.append(path)
 
 
-def _registered() -> list:
+def _registered(model=None) -> list:
     if not _PATHS:
         from ..family import load_builtins
         load_builtins()
-    return list(_PATHS.values())
+    return [p for p in _PATHS if model is None or p.fits(model)]
 
 
 def _compiled_only() -> set:
@@ -60,6 +65,8 @@ def _why_not(path: FastPath, model, cfg) -> str | None:
     spec = cfg.get("proposal") or DEFAULT_PROPOSAL
     if spec != DEFAULT_PROPOSAL:
         other = [n for n, _ in parse_mixture(spec) if n.partition(":")[0] not in path.moves]
+        if other and other[0] in _compiled_only():
+            return f"this model's compiled path runs {', '.join(path.moves)}"
         if other:
             return (f"--proposal {other[0]} is a move of the engine (the compiled path's "
                     f"are {', '.join(path.moves)})")
@@ -76,7 +83,7 @@ def resolve_path(model, cfg):
         raise RunError(f"--path must be one of {', '.join(PATHS)}, not {want!r}")
     reasons = []
     if want != "engine":
-        for p in _registered():
+        for p in _registered(model):
             why = _why_not(p, model, cfg)
             if why is None:
                 spec = p.default if cfg.proposal == DEFAULT_PROPOSAL else cfg.proposal
@@ -84,25 +91,26 @@ def resolve_path(model, cfg):
             reasons.append(why)
         if want == "compiled":
             raise RunError("--path compiled: " + (reasons[0] if reasons else
-                                                  "no compiled path is installed"))
+                                                  "no compiled path for this kind of model"))
     spec = cfg.get("proposal") or DEFAULT_PROPOSAL
     if spec != DEFAULT_PROPOSAL:
         only = [n for n, _ in parse_mixture(spec) if n in _compiled_only()]
         if only:
-            raise RunError(f"--proposal {only[0]} is a move of the compiled path, which "
+            raise RunError(f"--proposal {only[0]} is a move of a compiled path that "
                            f"does not apply here ({reasons[0] if reasons else '--path engine'})"
-                           f"; the engine's regrow moves are uc, q0 and cycle:N")
+                           f"; the engine's moves are uc, q0, cycle:N, change, swap, "
+                           f"perturb[:K], exact[:H] and its families' (docs/mcmc.md)")
     why = "--path engine" if want == "engine" else reasons[0] if reasons else \
-        "no compiled path is installed"
+        "no compiled path for this kind of model"
     return cfg.replace(path="engine"), f"engine ({why})"
 
 
-def fast_path(cfg) -> FastPath | None:
-    """The compiled path a resolved cfg names, or None for the engine."""
+def fast_path(cfg, model) -> FastPath | None:
+    """The compiled path a resolved cfg names for `model`, or None for the engine."""
     name = cfg.get("path") or "engine"
     if name == "engine":
         return None
-    for p in _registered():
+    for p in _registered(model):
         if p.name == name:
             return p
     raise RunError(f"--path {name}: no such compiled path is installed")

@@ -41,7 +41,7 @@ def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=Non
     On a compiled path (cfg.path, slpy.mcmc.paths) its kernel and states instead."""
     if _unresolved(cfg):
         cfg = resolve_path(model, cfg)[0]
-    path = fast_path(cfg)
+    path = fast_path(cfg, model)
     if path is None:
         base = build_kernel(model, cfg.proposal)
 
@@ -86,7 +86,7 @@ def run_chain(model, cfg: RunConfig, index: int, observers=(), *, init_term=None
     tally, swaps = Tally(), SwapCounter(k)
     with contextlib.ExitStack() as stack:
         replicas = None
-        if workers > 1 and k > 1 and fast_path(cfg) is None:
+        if workers > 1 and k > 1 and fast_path(cfg, model) is None:
             from .parallel import ProcessReplicas
             replicas = stack.enter_context(ProcessReplicas(task, k, workers))
         rng, kernel, state = chain_kernel(model, cfg, index, init_term, replicas)
