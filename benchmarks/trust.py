@@ -59,6 +59,7 @@ SAMPLERS = {
     "4x8": dict(chains=4, temper=8),
     "4x16": dict(chains=4, temper=16),
     "4x12": dict(chains=4, temper=12),
+    "4x24": dict(chains=4, temper=24),
     # networks: every chain from the hill-climbed DAG (slpy.bn.greedy)
     "4x8g": dict(chains=4, temper=8, init="greedy"),
     "1x8g": dict(chains=1, temper=8, init="greedy"),
