@@ -114,8 +114,10 @@ def _visits(m, cfg):
 @pytest.mark.parametrize("temper,thin", [(1, 15), (4, 8)], ids=["untempered", "tempered"])
 def test_chains_visit_dags_with_the_exact_posterior_frequencies(target, temper, thin):
     m, probs, _ = target
+    # the engine's proof trees (the compiled network path: tests/compiled/test_network.py)
     cfg = dict(proposal="default", temper=temper, iterations=300 + 2000 * thin, burn_in=300,
-               thin=thin, seed=4, delta_t=0.2, min_heat=0.3 if temper > 1 else None)
+               thin=thin, seed=4, delta_t=0.2, min_heat=0.3 if temper > 1 else None,
+               path="engine")
     counts = _visits(m, cfg)
     assert len(counts) > 100
     assert chi2_pvalue(counts, probs) > 0.01
