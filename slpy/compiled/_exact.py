@@ -179,8 +179,8 @@ def _exact_finish(k, count, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, al
 
 
 @kernel
-def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
-         pb, bucket, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
+def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
+         bucket, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
          F2, tmp, counts, stack, out_ll, out_nodes, out_acc, out_move, ll):
     """Moves start..n_iter-1 from a tree of ``n`` nodes and log likelihood ``ll``: each
     a change move with probability ``p_change``, a swap move with probability
@@ -197,23 +197,23 @@ def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
         u = rng.random() if mixed else 1.0
         if u < p_change:
             acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                               m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+                               m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts)
             out_move[it] = 1
         elif u < p_change + p_swap:
             acc = _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                             m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+                             m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts)
             out_move[it] = 2
         elif u < p_change + p_swap + p_exact:
             out_move[it] = 3
             return n, ll, it
         elif u < p_change + p_swap + p_exact + p_perturb:
             acc = _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                                m, pa, pb, bucket, heat, rng, perm2, I2, F2, tmp, counts,
+                                m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts,
                                 width)
             out_move[it] = 4
         else:
             n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
-                                  alpha, m, pa, pb, bucket, heat, rng, perm2, I2, F2,
+                                  alpha, m, ptab, bucket, heat, rng, perm2, I2, F2,
                                   tmp, counts, stack)
             out_move[it] = 0
         if acc:     # summed afresh, so no rounding drifts along the chain

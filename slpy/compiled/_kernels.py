@@ -60,11 +60,11 @@ def _split_rows(perm, lo, hi, col, t, tmp):
 
 
 @kernel
-def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
           bucket, rng, tmp, counts, stack):
     """Draw a subtree from the GROWTREE prior for the rows perm[lo:hi] at depth d,
     writing its nodes in pre-order into I, F from index 0 (perm[lo:hi] is reordered).
-    A node splits with probability pa (1 + d)^-pb when it has a valid split, on a
+    A node splits with probability ptab[d] when it has a valid split, on a
     split drawn uniformly; otherwise it is a leaf. Returns (nodes, sum of leaf LL)."""
     stack[0, 0] = lo
     stack[0, 1] = hi
@@ -80,7 +80,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
         I[n, LO] = a
         I[n, HI] = b
         I[n, DEPTH] = dd
-        pd = pa * (1.0 + dd) ** (-pb)
+        pd = ptab[dd]
         split = -1
         I[n, NS] = 0 if b - a < 2 * m else -1
         if b - a >= 2 * m and rng.random() < pd:
@@ -122,7 +122,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
 
 
 @kernel
-def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
                  bucket, heat, rng, perm2, I2, F2, tmp, counts, stack):
     """One regrow move on the tree of ``n`` nodes (see the module docstring of
     slpy.compiled.growtree for its acceptance). Returns (nodes after, accepted)."""
@@ -133,7 +133,7 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     for i in range(lo, hi):
         perm2[i] = perm[i]
     s_new, ll_new = _grow(lo, hi, I[k, DEPTH], perm2, I2, F2, XT, rankT, uvals, uoff,
-                          z1, z2, y, alpha, m, pa, pb, bucket, rng, tmp, counts, stack)
+                          z1, z2, y, alpha, m, ptab, bucket, rng, tmp, counts, stack)
     ll_old = 0.0
     for j in range(k, k + sk):
         if I[j, FEAT] < 0:
@@ -210,7 +210,7 @@ def _copy_subtree(k, perm, I, F, perm2, I2, F2):
 
 
 @kernel
-def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
              bucket, rng, perm2, I2, F2, tmp, counts, log_q):
     """Accept or reject node k's subtree as I2 holds it: the same shape, new rules
     (node k's rows and number of splits unchanged). The rows are routed down the new
@@ -224,7 +224,7 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
     for j in range(sk):  # pre-order: a node's range is set before it is reached
         a = I2[j, LO]
         b = I2[j, HI]
-        pd = pa * (1.0 + I2[j, DEPTH]) ** (-pb)
+        pd = ptab[I2[j, DEPTH]]
         o = k + j
         if I2[j, FEAT] < 0:
             ll = _leaf_ll(perm2[a:b], y, alpha, counts)
@@ -270,7 +270,7 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
 
 
 @kernel
-def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
                  bucket, heat, rng, perm2, I2, F2, tmp, counts):
     """One change move: a split node drawn uniformly gets a split drawn uniformly
     among its valid ones; the nodes below keep their rules and take their new rows
@@ -285,7 +285,7 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa,
     I2[0, FEAT] = fs[s]
     F2[0, THR] = ts[s]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
 
 
 @kernel
@@ -322,7 +322,7 @@ def _near(i, s, width):
 
 
 @kernel
-def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
                   bucket, heat, rng, perm2, I2, F2, tmp, counts, width):
     """One perturb move: a split node drawn uniformly moves its rule, the i-th of its
     rows' valid splits, to the j-th, drawn uniformly among the N(i) within `width`
@@ -347,11 +347,11 @@ def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa
     F2[0, THR] = ts[j]
     log_q = math.log(_near(i, S, width)) - math.log(_near(j, S, width))
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, log_q)
+                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, log_q)
 
 
 @kernel
-def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb,
+def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
                bucket, heat, rng, perm2, I2, F2, tmp, counts):
     """One swap move: a (split node, split child) pair drawn uniformly trades rules;
     when both children split on the same rule, both take the parent's (see
@@ -391,7 +391,7 @@ def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, p
         I2[other - k, FEAT] = I[k, FEAT]
         F2[other - k, THR] = F[k, THR]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    pa, pb, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
 
 
 @kernel

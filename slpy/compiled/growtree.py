@@ -79,6 +79,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..data.rowsets import RowSets
 from ..data.splits import threshold_value
+from ..pcfg.block import BLOCK_DEPTHS, split_table
 from . import _exact as X
 from . import _kernels as K
 
@@ -106,12 +107,14 @@ class GrowtreeChain:
 
     ``alpha``, ``beta``, ``min_leaf``: the prior's parameters (priors/growtree.slp).
     ``dirichlet``: the Dirichlet likelihood's parameter (a number or one per class).
-    ``rowsets``: the data's RowSets (made here when not given).
+    ``rowsets``: the data's RowSets (made here when not given). ``split_probs``: a
+    node's split probability by its depth, in place of alpha (1 + d)^-beta (another
+    prior of GROWTREE's shape, as priors/depth.slp: :func:`depth_split_probs`).
     """
 
     def __init__(self, dataset: Dataset, alpha: float = 0.95, beta: float = 1.0,
                  min_leaf: int = 5, dirichlet=1.0, rowsets: RowSets | None = None,
-                 exact_depth: int = 2):
+                 exact_depth: int = 2, split_probs: np.ndarray | None = None):
         why = supports(dataset)
         if why:
             raise CompiledPathError(why)
@@ -131,7 +134,8 @@ class GrowtreeChain:
         self._data = (np.ascontiguousarray(dataset.X.T, dtype=np.float64), rs._rankT,
                       rs._uvals, rs._uoff, rs._z1, rs._z2,
                       np.ascontiguousarray(dataset.y, dtype=np.int32), self.alpha_vec,
-                      int(min_leaf), alpha, beta, float(rs.bucket_factor))
+                      int(min_leaf), split_table(alpha, beta, N) if split_probs is None
+                      else _checked(split_probs, N), float(rs.bucket_factor))
         cap = 2 * N + 1
         self.perm = np.arange(N, dtype=np.int32)
         self.I = np.zeros((cap, 6), dtype=np.int64)
@@ -176,7 +180,7 @@ class GrowtreeChain:
         N = self.dataset.n_rows
         perm2, I2, F2, tmp, counts, stack = self._scratch
         self.perm[:] = np.arange(N, dtype=np.int32)
-        self.n, _ = K._grow(0, N, 0, self.perm, self.I, self.F, *self._data[:12], rng,
+        self.n, _ = K._grow(0, N, 0, self.perm, self.I, self.F, *self._data, rng,
                             tmp, counts, stack)
         self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
@@ -238,7 +242,7 @@ class GrowtreeChain:
         from ..pcfg._block import _sample, _sorted_rows
         ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, logp, h_max, work = \
             self._exact
-        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pa, pb, bucket = self._data
+        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab, bucket = self._data
         k, count = X._exact_pick(self.n, self.perm, self.I, XT, rankT, uvals, uoff, z1,
                                  z2, m, bucket, rng, ht, el, h_max, work)
         if k < 0:
@@ -248,7 +252,7 @@ class GrowtreeChain:
         logp[0] = 0.0
         # the block sampler called as slpy.pcfg.block calls it (one compiled copy)
         _sample(srt, XT, y64, alpha, asum, aconst, m, int(self.I[k, K.DEPTH]),
-                int(el[k]), float(heat), pa, pb, rng, fs, vs, 0, logp)
+                int(el[k]), float(heat), ptab, rng, fs, vs, 0, logp)
         perm2, I2, F2, tmp, counts, stack = self._scratch
         self.n, ok = X._exact_finish(k, count, self.n, self.perm, self.I, self.F, XT, rankT,
                                      uvals, uoff, z1, z2, y, alpha, m, bucket, rng, perm2,
@@ -262,7 +266,7 @@ class GrowtreeChain:
         valid splits of its rows (the prior gives the tree probability 0)."""
         from ..data._kernels import _scan_splits
         nodes = list(preorder)
-        _, rankT, uvals, uoff, z1, z2, y, alpha, m, _, _, bucket = self._data
+        _, rankT, uvals, uoff, z1, z2, y, alpha, m, _, bucket = self._data
         XT = self._data[0]
         tmp, counts = self._scratch[3], self._scratch[4]
         perm = np.arange(self.dataset.n_rows, dtype=np.int32)
@@ -329,20 +333,36 @@ class GrowtreeChain:
                               self.F[:self.n, K.THR].tolist(), self.dataset.feature_names)
 
     def log_prior(self) -> float:
-        """log P(T) under GROWTREE (a check on the tree; the moves never need it)."""
+        """log P(T) under the chain's prior (a check on the tree; the moves never
+        need it)."""
         from ..data._kernels import _scan_splits
-        _, rankT, uvals, uoff, z1, z2, _, _, m, a, b, bucket = self._data
+        _, rankT, uvals, uoff, z1, z2, _, _, m, ptab, bucket = self._data
         lp = 0.0
         for j in range(self.n):
             lo, hi, d = (int(x) for x in self.I[j, [K.LO, K.HI, K.DEPTH]])
             rows = np.sort(self.perm[lo:hi])
             S = len(_scan_splits(rankT, uvals, uoff, rows, z1, z2, m, bucket)[0])
-            p = a * (1 + d) ** (-b)
+            p = ptab[d]
             if self.I[j, K.FEAT] >= 0:
                 lp += math.log(p) - math.log(S)
             elif S:
                 lp += math.log1p(-p) if p < 1 else -math.inf
         return lp
+
+
+def depth_split_probs(start_depth: int, n_rows: int) -> np.ndarray:
+    """priors/depth.slp's split probability 1 / D, D = start_depth + the node's depth,
+    at every depth a tree of n_rows rows and its exact blocks reach."""
+    return np.array([1 / (start_depth + d) for d in range(n_rows + BLOCK_DEPTHS + 1)])
+
+
+def _checked(probs, n_rows: int) -> np.ndarray:
+    p = np.ascontiguousarray(probs, dtype=np.float64)
+    if p.ndim != 1 or len(p) < n_rows + BLOCK_DEPTHS + 1 \
+            or not np.all((p >= 0) & (p <= 1)):
+        raise CompiledPathError("split_probs must be probabilities for every depth up to "
+                                "the number of rows and a block below it")
+    return p
 
 
 def canonical_text(feat, thr, names) -> str:

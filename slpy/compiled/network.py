@@ -39,6 +39,7 @@ CHECK_DRAWS = 8
 TABLE_LIMIT = 1 << 22      # family scores tabulated per process: 32 MB
 MAX_VARIABLES = 62         # parent sets as the bits of an int64
 START_TRIES = 1000
+DRAW_TRIES = 3             # the program's draws for the recognition
 
 
 def table_size(n: int, max_parents: int) -> int:
@@ -244,8 +245,8 @@ def _inputs(model, k: int):
     got = _INPUTS.get(model)
     if got is None:
         sc = model.scorer
-        try:
-            s = model.sample_prior(np.random.default_rng(0))
+        try:     # a few tries: a prior that fails more often is the engine's to say
+            s = model.sample_prior(np.random.default_rng(0), max_tries=DRAW_TRIES)
         except RuntimeError as e:
             return f"the prior gave no draw to read its link probabilities from ({e})"
         prob = _pair_probs(s, sc.index, len(sc.names))
@@ -264,7 +265,10 @@ def _recognised(model, k: int) -> str | None:
     chain = NetworkChain(*got, k, sc.key_of)
     rng = np.random.default_rng(1)
     for _ in range(CHECK_DRAWS):
-        s = model.sample_prior(rng)     # (it drew once in _inputs: it draws again)
+        try:
+            s = model.sample_prior(rng, max_tries=DRAW_TRIES)
+        except RuntimeError as e:
+            return f"the prior gave no draw in {DRAW_TRIES} tries ({e})"
         prob = _pair_probs(s, sc.index, len(sc.names))
         if isinstance(prob, str):
             return prob

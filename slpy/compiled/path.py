@@ -86,10 +86,11 @@ def _settings(model):
     sc = model.scorer
     if not isinstance(sc, TreeScorer) or sc.rowsets is None:
         return "the compiled path is for tree priors on data"
-    fam = detect_family(model.program)
-    if fam is None or fam[0] != "growtree":
+    fam = detect_family(model.program) or _depth_prior(model.program)
+    if fam is None or fam[0] not in ("growtree", "depth"):
         return "the prior is not GROWTREE (priors/growtree.slp: uniform_split/3 and " \
-               "the parameters alpha, beta and min_leaf)"
+               "the parameters alpha, beta and min_leaf; or priors/depth.slp's " \
+               "start_depth and min_leaf)"
     if type(sc.likelihood) is not DirichletLikelihood:
         return "the compiled path scores with the Dirichlet likelihood only"
     ds = sc.rowsets.dataset
@@ -101,11 +102,29 @@ def _settings(model):
     return fam[1], sc.likelihood.alpha
 
 
+def _depth_prior(program):
+    """("depth", parameters) for a prior of priors/depth.slp's shape (GROWTREE's, a node
+    at depth D splitting with probability 1/D from D = start_depth), else None: a
+    guess, which the recognition checks."""
+    from ..pcfg.compile import _calls, _param
+    if not _calls(program, "uniform_split", 3) or "alpha" in program.params:
+        return None
+    sd, m = _param(program, "start_depth"), _param(program, "min_leaf")
+    if type(sd) is not int or sd < 1 or type(m) is not int:
+        return None
+    return "depth", {"start_depth": sd, "min_leaf": m}
+
+
 def _new_chain(model, params, dirichlet, exact_depth=2):
-    from .growtree import GrowtreeChain
-    return GrowtreeChain(model.scorer.rowsets.dataset, params["alpha"], params["beta"],
-                         params["min_leaf"], dirichlet, rowsets=model.scorer.rowsets,
-                         exact_depth=exact_depth)
+    from .growtree import GrowtreeChain, depth_split_probs
+    ds = model.scorer.rowsets.dataset
+    if "start_depth" in params:
+        return GrowtreeChain(ds, 1.0, 0.0, params["min_leaf"], dirichlet,
+                             rowsets=model.scorer.rowsets, exact_depth=exact_depth,
+                             split_probs=depth_split_probs(params["start_depth"],
+                                                           ds.n_rows))
+    return GrowtreeChain(ds, params["alpha"], params["beta"], params["min_leaf"],
+                         dirichlet, rowsets=model.scorer.rowsets, exact_depth=exact_depth)
 
 
 def preorder_of(term, dataset) -> list:

@@ -5,7 +5,8 @@ ascending in feature f (ties in any order). ``XT`` is the transposed design matr
 (float64 [p, N]), ``y`` the class of each row (int64), ``alpha`` the Dirichlet
 parameters. Splits are the GROWTREE prior's: ``x_f <= t``, t an observed value,
 at least ``m`` rows a side (``m >= 1``). At depth d a node with a split splits with
-probability ``pa * (1 + d)^-pb``, on each split with equal probability.
+probability ``ptab[d]`` (GROWTREE's alpha (1 + d)^-beta: slpy.pcfg.block.split_table),
+on each split with equal probability.
 
 ``h`` bounds the depth of the subtree below a node (0: a leaf). Log inside score of
 a node, at heat ``b``:
@@ -107,15 +108,15 @@ def _logaddexp(a, b):
 
 
 @kernel
-def _split_prob(pa, pb, d):
-    return pa * (1.0 + d) ** (-pb)
+def _split_prob(ptab, d):
+    return ptab[d]
 
 
 @kernel
-def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb):
+def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab):
     """I_h(N, d) of the module docstring."""
     leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
-    pd = _split_prob(pa, pb, d)
+    pd = _split_prob(ptab, d)
     if h == 0:
         if pd > 0 and _has_split(srt, XT, m):
             return math.log1p(-pd) + leaf if pd < 1 else -np.inf
@@ -127,10 +128,10 @@ def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb):
     acc = -np.inf
     for s in range(S):
         left, right = _partition(srt, XT, fs[s], vs[s])
-        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb)
+        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab)
         if t > -np.inf:
             t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
-                             pa, pb)
+                             ptab)
         acc = _logaddexp(acc, t)
     split = math.log(pd) - math.log(S) + acc
     stop = math.log1p(-pd) + leaf if pd < 1 else -np.inf
@@ -138,12 +139,12 @@ def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb):
 
 
 @kernel
-def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb, rng, out_f, out_v,
+def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, out_v,
             pos, logp):
     """Draw a subtree of depth <= h from the conditional, written in pre-order from
     out_f[pos] (feature, -1 for a leaf) and out_v[pos] (threshold). Adds the
     subtree's log prior to logp[0]. Returns the next free position."""
-    pd = _split_prob(pa, pb, d)
+    pd = _split_prob(ptab, d)
     if h == 0 or pd <= 0:
         out_f[pos] = -1
         out_v[pos] = 0.0
@@ -162,10 +163,10 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb, rng, out_f, 
     base = math.log(pd) - math.log(S)
     for s in range(S):
         left, right = _partition(srt, XT, fs[s], vs[s])
-        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb)
+        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab)
         if t > -np.inf:
             t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
-                             pa, pb)
+                             ptab)
         terms[s] = base + t
     hi = terms.max()
     w = np.exp(terms - hi)
@@ -186,9 +187,9 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, pa, pb, rng, out_f, 
     out_v[pos] = vs[k]
     logp[0] += math.log(pd) - math.log(S)
     left, right = _partition(srt, XT, fs[k], vs[k])
-    pos = _sample(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb, rng,
+    pos = _sample(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab, rng,
                   out_f, out_v, pos + 1, logp)
-    return _sample(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, pa, pb, rng,
+    return _sample(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab, rng,
                    out_f, out_v, pos, logp)
 
 

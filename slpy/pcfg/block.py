@@ -24,7 +24,19 @@ from .._numba_config import CACHE_DIR
 from ..data.rowsets import RowSets
 from . import _block as K
 
-__all__ = ["GrowtreeBlock", "compile_in_background"]
+__all__ = ["GrowtreeBlock", "compile_in_background", "split_table"]
+
+# depths a block reaches below a node: slpy.pcfg.exact_move's deepest move, with room
+BLOCK_DEPTHS = 8
+
+
+def split_table(alpha: float, beta: float, n_rows: int) -> np.ndarray:
+    """GROWTREE's split probability alpha (1 + d)^-beta at every depth d a tree of
+    n_rows rows and a block below its deepest node reach (a split leaves fewer rows
+    on each side, so no node is deeper than n_rows), as the kernels read it; computed
+    by Python's float power, which is the kernels' (C's pow)."""
+    a, b = float(alpha), float(beta)
+    return np.array([a * (1.0 + d) ** (-b) for d in range(n_rows + BLOCK_DEPTHS + 1)])
 
 # the process compiling the kernels into the cache (compile_in_background), if any
 _COMPILING: subprocess.Popen | None = None
@@ -45,7 +57,7 @@ class GrowtreeBlock:
             raise ValueError(f"GROWTREE needs 0 <= alpha <= 1 and a finite beta "
                              f"(alpha={alpha}, beta={beta})")
         self.rowsets = rowsets
-        self.pa, self.pb = float(alpha), float(beta)
+        self.ptab = split_table(alpha, beta, ds.n_rows)
         self.m = max(int(min_leaf), 1)
         self.XT = np.array(ds.X.T, dtype=np.float64, order="C")   # writable copies
         # each feature's rows in ascending order, over the whole data: a node's sorted
@@ -83,7 +95,7 @@ class GrowtreeBlock:
         """log of sum over subtrees S of depth <= h of prior(S | rows, depth) L(S)^heat."""
         return float(K._log_inside(self._srt(rid), self.XT, self.y, self.alpha, self.asum,
                                    self.aconst, self.m, int(depth), int(h),
-                                   self._heat(heat), self.pa, self.pb))
+                                   self._heat(heat), self.ptab))
 
     def sample(self, rid: int, depth: int, h: int, heat: float, rng):
         """A subtree of depth <= h drawn from the conditional: (pre-order list of
@@ -93,7 +105,7 @@ class GrowtreeBlock:
             self._v = np.empty(2 ** (h + 1), dtype=np.float64)
         logp = np.zeros(1)
         n = K._sample(self._srt(rid), self.XT, self.y, self.alpha, self.asum, self.aconst,
-                      self.m, int(depth), int(h), self._heat(heat), self.pa, self.pb, rng,
+                      self.m, int(depth), int(h), self._heat(heat), self.ptab, rng,
                       self._f, self._v, 0, logp)
         f, v = self._f, self._v
         return [None if f[i] < 0 else (int(f[i]), float(v[i])) for i in range(n)], \
@@ -144,7 +156,8 @@ def _compile() -> None:
     srt = K._sorted_rows(np.arange(12, dtype=np.int32), orderT, np.zeros(12, dtype=np.int8))
     y = np.arange(12, dtype=np.int64) % 2
     alpha = np.ones(2)
-    K._log_inside(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, 0.95, 1.0)
-    K._sample(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, 0.95, 1.0,
+    ptab = split_table(0.95, 1.0, 12)
+    K._log_inside(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, ptab)
+    K._sample(srt, XT, y, alpha, 2.0, 0.0, 1, 0, 2, 1.0, ptab,
               np.random.default_rng(0), np.empty(8, dtype=np.int64), np.empty(8), 0,
               np.zeros(1))

@@ -2,6 +2,7 @@
 takes and why, and its chains -- through the same sampler, tempering and observers as
 the engine's -- against the exact prior and posterior (chi-square, fixed seeds)."""
 import json
+import math
 from collections import Counter
 
 import numpy as np
@@ -218,3 +219,50 @@ def test_path_errors_are_one_line(tmp_path):
                                     "--proposal", "uc", "--out", str(tmp_path / "x")])
     assert bad.exit_code != 0 and "Traceback" not in bad.output
     assert "--path compiled: --proposal uc is a move of the engine" in bad.output
+
+
+# ---- priors/depth.slp: GROWTREE's shape, split probability 1/D ---------------------------
+
+@pytest.fixture(scope="module")
+def depth(small):
+    """(the depth prior's model on 20 rows, its exact posterior by key): every proof the
+    engine enumerates, times its tree's likelihood."""
+    p = Program()
+    p.consult(ROOT / "priors" / "depth.slp")
+    p.attach_data(small)
+    m = PosteriorModel(p, "cart(T)", TreeScorer(p, make_likelihood("dirichlet", small)))
+    w = Counter()
+    for pr in p.proofs("cart(T)"):
+        t = pr.bindings["T"]
+        w[m.scorer.key(t)] += pr.prob * math.exp(m.scorer.score(t)[0])
+    z = sum(w.values())
+    return m, {k: x / z for k, x in w.items()}
+
+
+def test_the_depth_prior_takes_the_compiled_path(depth):
+    m, probs = depth
+    cfg, why = resolve_path(m, RunConfig())
+    assert cfg.path == "compiled" and cfg.proposal == COMPILED_MIXTURE, why
+    assert len(probs) > 100
+
+
+@pytest.mark.parametrize("spec,thin,temper", [
+    (COMPILED_MIXTURE, 20, 1), ("perturb:2:0.3,change:0.2,regrow:0.3,exact:2:0.2", 20, 3)])
+def test_depth_prior_posterior_visits(depth, spec, thin, temper):
+    m, probs = depth
+    counts = visits(m, spec, 3000, thin, seed=32, temper=temper)
+    assert chi2_pvalue(counts, probs) > 0.01
+
+
+def test_a_depth_prior_split_by_the_wrong_depth_is_caught(depth, small):
+    # the test can fail: GROWTREE's table in place of 1/D gives other frequencies
+    from slpy.compiled.growtree import GrowtreeChain
+    m, probs = depth
+    wrong = GrowtreeChain(small, 1.0, 1.0, 5, 1.0, rowsets=m.scorer.rowsets)
+    rng = np.random.default_rng(3)
+    counts = Counter()
+    wrong.sample_prior(rng)
+    for _ in range(3000):
+        wrong.run(20, rng, 1.0, 0.2, 0.15, 0.1, 0.2, 3)
+        counts[wrong.canonical()] += 1
+    assert chi2_pvalue(counts, probs) < 1e-4
