@@ -169,9 +169,8 @@ def _run(n_iter, per_it, rng, heat, link, pu, pv, prob, log_rest, pa, ch, fam, m
     (prior ratio P(s')/P(s) times proposal ratio P(s)/(1-P(s')) over P(s')/(1-P(s)));
     a state that closes a cycle or passes max_parents is rejected. ``log_rest[e, s]``
     is log(1 - P(s)), ``prob[e, s]`` P(s); P(s) = 1 has no other state (the move
-    stays). Returns the log
-    likelihood; per iteration it and whether any move was accepted go to out_ll and
-    out_acc."""
+    stays). Returns the log likelihood; per iteration it and whether any move was
+    accepted go to out_ll and out_acc."""
     n_pairs = link.shape[0]
     for it in range(n_iter * per_it):
         if it % per_it == 0:
