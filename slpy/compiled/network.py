@@ -282,7 +282,10 @@ def _recognised(model, k: int) -> str | None:
         if why:
             return why
     for _ in range(CHECK_DRAWS):
-        chain.sample_prior(rng)
+        try:
+            chain.sample_prior(rng)
+        except ValueError as e:
+            return str(e)
         key = chain.key()
         try:
             s = model.state_from_term(_key_term(key), rng, max_tries=3)
@@ -331,13 +334,13 @@ def _start(model, cfg, rng, init_term=None) -> NetworkState:
     if isinstance(got, str):
         raise RunError(f"--path compiled: {got}")
     chain = NetworkChain(*got, k, model.scorer.key_of)
-    if init_term is None:
-        chain.sample_prior(rng)
-    else:
-        try:
+    try:
+        if init_term is None:
+            chain.sample_prior(rng)
+        else:
             chain.set_parents(model.scorer.parent_sets(init_term))
-        except ValueError as e:
-            raise RunError(f"--init: {e}") from None
+    except ValueError as e:
+        raise RunError(f"--init: {e}" if init_term is not None else str(e)) from None
     return NetworkState(chain)
 
 
