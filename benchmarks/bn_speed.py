@@ -4,9 +4,9 @@ on Asia (8 nodes, examples/data/asia.csv) and on a 20-node random network (1,000
 forward samples, slpy.bn.sample, seed 20); then the compiled path's `change` moves per
 second through the run's kernel (slpy.compiled.network: `change`, one move an
 iteration as the engine's, and `sweep`, one a pair) and their ratio to the engine's
-iterations. The clock starts after a
-warm-up of a fifth of the iterations (the family-score cache fills as a long run's
-would). Prints the median of --repeat runs (seeds 0, 1, ...).
+iterations. The clock starts after a warm-up of a fifth of the iterations (the
+family-score cache fills as a long run's would). Prints the median of --repeat runs
+(seeds 0, 1, ...).
 
     python benchmarks/bn_speed.py [--iterations N] [--repeat R] [--only asia net20]
 """

@@ -100,9 +100,9 @@ def _proposal(ctx, param, value):
                    "change and sweep for networks (docs/mcmc.md).")
 @click.option("--path", "path", type=click.Choice(["auto", "compiled", "engine"]),
               default="auto", show_default=True,
-              help="compiled: a GROWTREE, depth or network prior's moves on flat arrays, many "
-                   "times faster per iteration; engine: proof-tree moves for any prior; auto: compiled "
-                   "where it applies (the run says which and why).")
+              help="compiled: a GROWTREE, depth or network prior's moves on flat "
+                   "arrays, many times faster per iteration; engine: proof-tree moves for "
+                   "any prior; auto: compiled where it applies (the run says which and why).")
 @click.option("--method", type=click.Choice(["mcmc", "smc"]), default="mcmc",
               show_default=True,
               help="mcmc: chains of Metropolis-Hastings; smc: each chain an island of "
