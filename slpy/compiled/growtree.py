@@ -260,6 +260,21 @@ class GrowtreeChain:
                                      h_max, work)
         return bool(ok)
 
+    def snapshot(self) -> tuple:
+        """The tree as copies of its arrays (what :meth:`restore` takes back): the
+        chain's state, without its scratch arrays."""
+        n = self.n
+        return n, self.perm.copy(), self.I[:n].copy(), self.F[:n].copy(), self.log_lik
+
+    def restore(self, snap: tuple) -> None:
+        """Make the state the tree of a :meth:`snapshot` (of this chain or another on
+        the same data and prior)."""
+        n, perm, I, F, log_lik = snap
+        self.perm[:] = perm
+        self.I[:n] = I
+        self.F[:n] = F
+        self.n, self.log_lik = n, log_lik
+
     def set_tree(self, preorder) -> None:
         """Make the state the tree given in pre-order ((feature, threshold) for a split,
         None for a leaf); a CompiledPathError when a split is not one of the prior's

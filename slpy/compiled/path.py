@@ -227,6 +227,40 @@ def _start(model, cfg, rng, init_term=None) -> CompiledState:
     return CompiledState(chain)
 
 
+class _Particle(CompiledState):
+    """An SMC particle: a state that owns copies of its tree's arrays (resampling
+    copies particles, and each copy moves on its own)."""
+    __slots__ = ("snap",)
+
+    def __init__(self, chain, after=None):
+        super().__init__(chain, after)
+        self.snap = chain.snapshot()
+
+
+class _Particles:
+    """SMC's particles on this path (slpy.mcmc.smc.Particles): exact draws of the
+    compiled prior, moved by the path's mixture on one chain's arrays, into which a
+    particle is copied for its moves and out of which it is copied after."""
+
+    def __init__(self, model, cfg):
+        got = _settings(model)
+        if isinstance(got, str):
+            from ..errors import RunError
+            raise RunError(f"--path compiled: {got}")
+        self.probs, _, depth, _, self.width = _mixture(cfg["proposal"])
+        self.chain = _new_chain(model, *got, depth)
+
+    def draw(self, rng):
+        self.chain.sample_prior(rng)
+        return _Particle(self.chain), 1
+
+    def move(self, rng, particle, heat, steps, it):
+        self.chain.restore(particle.snap)
+        acc = int(self.chain.run(steps, rng, heat, *self.probs, self.width)["accepted"]
+                  .sum())
+        return (_Particle(self.chain, particle) if acc else particle), acc
+
+
 def _fits(model) -> bool:
     from ..trees.family import TreeScorer
     return isinstance(model.scorer, TreeScorer)
@@ -234,4 +268,5 @@ def _fits(model) -> bool:
 
 register_path(FastPath("compiled", MOVES, COMPILED_MIXTURE,
                        "GROWTREE's moves on flat arrays in numba",
-                       _why_not, _kernel, _start, only=("regrow",), fits=_fits))
+                       _why_not, _kernel, _start, only=("regrow",), fits=_fits,
+                       particles=_Particles))

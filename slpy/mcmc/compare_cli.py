@@ -27,6 +27,7 @@ def _evidence(prior, data, target, params, family, islands, jobs, particles, ste
     from .config import RunConfig, family_of
     from .evidence import evidence_summary
     from .model import build_model, read_prior
+    from .paths import resolve_path
     from .worker import ChainTask
     cfg = RunConfig(prior=str(prior), data=str(data), target=target, params=params,
                     family=family or declared_family(prior, limits) or "tree", method="smc",
@@ -38,6 +39,9 @@ def _evidence(prior, data, target, params, family, islands, jobs, particles, ste
     train, _ = fam.load_data(cfg)
     text = read_prior(cfg.prior)
     model = build_model(cfg, train, limits, text)
+    cfg, _ = resolve_path(model, cfg)         # a compiled path's particles where one applies
+    if cfg.path == "engine" and getattr(model, "engine_ran", False):
+        model = None                          # its check ran it: the islands build their own
     tasks = [ChainTask(cfg, i, text, train, limits=limits) for i in range(islands)]
     outs = dispatch.run_tasks(tasks, jobs, True, model)
     entry, _ = evidence_summary(outs)

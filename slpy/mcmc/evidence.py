@@ -27,17 +27,24 @@ __all__ = ["run_island", "evidence_summary", "compare_priors", "SMC_DEFAULTS"]
 
 def run_island(task, model, progress=None) -> ChainOutput:
     """The SMC island `task.index` of the task's run on `model` (built from it)."""
+    from .paths import fast_path
     cfg = task.config
     rng = chain_rng(cfg.seed, task.index)
     n = int(cfg.get("particles") or SMC_DEFAULTS["particles"])
+    path = fast_path(cfg, model)
     r = smc(model, rng, n=n, proposal=cfg.proposal,
-            steps=int(cfg.get("smc_steps") or SMC_DEFAULTS["smc_steps"]), progress=progress)
+            steps=int(cfg.get("smc_steps") or SMC_DEFAULTS["smc_steps"]), progress=progress,
+            particles=None if path is None else path.particles(model, cfg))
     states = r.resample_to(rng, n)
-    key, stats = model.scorer.key, model.scorer.stats
+    stats = model.scorer.stats
+
+    def key(s):                    # a compiled path's particle carries its key
+        k = getattr(s, "key", None)
+        return model.scorer.key(s.term) if k is None else k
     visits: dict = {}
     ids, liks, ds, st = [], [], [], {s: [] for s in stats}
     for s in states:
-        k = key(s.term)
+        k = key(s)
         v = visits.get(k)
         if v is None:
             v = visits[k] = Visit(len(visits), 0, s.log_lik, s.stats, s.term)
@@ -55,7 +62,7 @@ def run_island(task, model, progress=None) -> ChainOutput:
     best = max(states, key=lambda s: s.log_lik)
     out = ChainOutput(task.index, r.proposed, trace, visits, r.accepted, 0,
                       {"smc": [r.proposed, r.accepted]}, best_log_lik=best.log_lik,
-                      best_model=key(best.term), best_term=best.term, seconds=r.seconds)
+                      best_model=key(best), best_term=best.term, seconds=r.seconds)
     out.evidence = {"log_evidence": r.log_evidence, "heats": len(r.heats) - 1,
                     "resampled": r.resampled, "particles": n,
                     "prior_draws": r.prior_draws,

@@ -6,7 +6,8 @@ A :class:`FastPath` is registered by its plugin, as family moves are
 (slpy.mcmc.moves.register_move): this package never imports it. ``--path auto`` (the
 default) takes a compiled path when one applies to the model and the settings, else
 the engine; ``--path compiled`` insists (an error saying why not); ``--path engine``
-never takes one. Either way the chain is a kernel ``kernel(rng, state, it, heat) ->
+never takes one. Under ``--method smc`` a path that has ``particles`` draws and moves
+SMC's particles. Either way the chain is a kernel ``kernel(rng, state, it, heat) ->
 (state, Info)`` with states that carry ``log_lik``, ``d``, ``stats`` and ``key``, so
 tempering, the observers and the outputs are the same code on both paths.
 """
@@ -36,6 +37,7 @@ class FastPath:
     start: Callable       # (model, cfg, rng, init term or None) -> first state
     only: tuple = ()      # its moves the engine does not have
     fits: Callable = lambda model: True   # is the model of its kind (cheap, no check)?
+    particles: Callable | None = None     # (model, cfg) -> slpy.mcmc.smc.Particles
 
 
 _PATHS: list = []
@@ -60,8 +62,8 @@ def _compiled_only() -> set:
 
 
 def _why_not(path: FastPath, model, cfg) -> str | None:
-    if cfg.get("method", "mcmc") != "mcmc":
-        return "SMC runs on the engine"
+    if cfg.get("method", "mcmc") != "mcmc" and path.particles is None:
+        return "SMC runs on the engine for this kind of model"
     spec = cfg.get("proposal") or DEFAULT_PROPOSAL
     if spec != DEFAULT_PROPOSAL:
         other = [n for n, _ in parse_mixture(spec) if n.partition(":")[0] not in path.moves]

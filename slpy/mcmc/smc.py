@@ -15,10 +15,13 @@ L^b (Del Moral, Doucet & Jasra 2006). At each step:
   ``slpy run``: slpy.mcmc.moves), which leaves prior x L^b' invariant.
 
 The product of the steps' gains estimates the marginal likelihood Z = E_prior[L]
-without bias (on the natural scale). :func:`smc_islands` runs several independent
-samplers ("islands", Verge, Dubarry, Del Moral & Moulines 2015), here or in worker
-processes, and pools them: the evidence is the mean of their Z, its standard error
-from their spread.
+without bias (on the natural scale). The particles and their moves are a
+:class:`Particles`: the engine's (proof trees, any SLP) or a compiled path's
+(slpy.mcmc.paths: its own exact prior draws and moves on flat arrays).
+slpy.mcmc.evidence runs several independent samplers ("islands", Verge, Dubarry, Del
+Moral & Moulines 2015), here or in worker processes, and pools them
+(:func:`pool_evidence`): the evidence is the mean of their Z, its standard error from
+their spread.
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ import numpy as np
 
 from .kernel import build_kernel
 
-__all__ = ["SMCResult", "smc", "exact_prior_state", "pool_evidence", "next_heat"]
+__all__ = ["SMCResult", "smc", "Particles", "EngineParticles", "exact_prior_state",
+           "pool_evidence", "next_heat"]
 
 
 @dataclass
@@ -67,6 +71,41 @@ def exact_prior_state(model, rng, max_tries: int = 100_000):
                 return st, k
     raise RuntimeError(f"no draw of the prior succeeded in {max_tries:,} tries: its "
                        f"constraints fail too often for SMC's exact start")
+
+
+class Particles:
+    """What SMC needs of a sampler: exact draws of the prior and moves that leave
+    prior x L^heat invariant. A particle carries ``log_lik`` (and what a chain's state
+    carries for the outputs: ``key`` or ``term``, ``stats``, ``d``); a move returns a
+    new particle, so the copies resampling makes stay independent."""
+
+    def draw(self, rng):
+        """(a particle drawn from the normalised prior, the draws it took)."""
+        raise NotImplementedError
+
+    def move(self, rng, particle, heat: float, steps: int, it: int):
+        """(the particle after `steps` moves at `heat`, moves accepted); `it`: the
+        iterations made so far (for moves that cycle)."""
+        raise NotImplementedError
+
+
+class EngineParticles(Particles):
+    """Proof trees of any SLP, moved by the engine's moves (``proposal``)."""
+
+    def __init__(self, model, proposal: str = "default"):
+        from .moves import resolve_proposal
+        self.model = model
+        self.kernel = build_kernel(model, resolve_proposal(model, proposal))
+
+    def draw(self, rng):
+        return exact_prior_state(self.model, rng)
+
+    def move(self, rng, particle, heat, steps, it):
+        accepted = 0
+        for k in range(steps):
+            particle, info = self.kernel(rng, particle, it + k, heat=heat)
+            accepted += info.accepted
+        return particle, accepted
 
 
 def systematic(rng, w: np.ndarray, n: int) -> np.ndarray:
@@ -107,14 +146,15 @@ def next_heat(logw: np.ndarray, loglik: np.ndarray, b: float, target: float) -> 
 
 def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
         cess: float = 0.95, resample: float = 0.5, max_heats: int = 10_000,
-        progress=None) -> SMCResult:
-    """One annealed SMC sampler of `model`'s posterior (see the module)."""
-    from .moves import resolve_proposal
+        progress=None, particles: Particles | None = None) -> SMCResult:
+    """One annealed SMC sampler of `model`'s posterior (see the module): its particles
+    and moves are `particles` (the engine's with `proposal` when None)."""
     t0 = time.process_time()
-    kernel = build_kernel(model, resolve_proposal(model, proposal))
+    if particles is None:
+        particles = EngineParticles(model, proposal)
     states, draws = [], 0
     for _ in range(n):
-        st, k = exact_prior_state(model, rng)
+        st, k = particles.draw(rng)
         states.append(st)
         draws += k
     out = SMCResult(states, np.full(n, 1.0 / n), 0.0, heats=[0.0], prior_draws=draws)
@@ -139,13 +179,10 @@ def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
         b = b2
         out.heats.append(b)
         for i in range(n):
-            s = states[i]
-            for _ in range(steps):
-                s, info = kernel(rng, s, it, heat=b)
-                it += 1
-                out.proposed += 1
-                out.accepted += info.accepted
-            states[i] = s
+            states[i], acc = particles.move(rng, states[i], b, steps, it)
+            it += steps
+            out.proposed += steps
+            out.accepted += acc
         if progress is not None:
             progress(b, ess)
     out.states = states

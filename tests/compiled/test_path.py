@@ -72,7 +72,6 @@ def test_auto_takes_the_compiled_path_for_growtree(small):
 @pytest.mark.parametrize("settings,why", [
     (dict(proposal="uc"), "--proposal uc is a move of the engine (the compiled path's "
                              "are regrow, change, swap, exact, perturb)"),
-    (dict(method="smc"), "SMC runs on the engine"),
     (dict(proposal="change:0.5,perturb:0.5"), "the compiled path's change, swap and "
                                               "perturb keep the tree's shape: its mixtures "
                                               "need regrow or exact"),
@@ -83,6 +82,12 @@ def test_auto_stays_on_the_engine_and_says_why(small, settings, why):
     m = model_for(small, with_data=True)
     cfg, note = resolve_path(m, RunConfig(**settings))
     assert cfg.path == "engine" and note == f"engine ({why})"
+
+
+def test_smc_takes_the_compiled_path_for_growtree(small):
+    m = model_for(small, with_data=True)
+    cfg, why = resolve_path(m, RunConfig(method="smc", temper=1))
+    assert cfg.path == "compiled" and cfg.proposal == COMPILED_MIXTURE, why
 
 
 def test_priors_and_data_outside_the_path(small):
