@@ -144,6 +144,36 @@ def _sample(rng, link, pu, pv, prob, pa, ch, max_parents):
 
 
 @kernel
+def _sample_exact(rng, tries, link, pu, pv, prob, pa, ch, max_parents):
+    """An exact draw of the normalised prior, by rejection (as pure sampling of the
+    program draws it): every pair's link drawn from its probabilities alone, kept when
+    all of them make a DAG of in-degree at most max_parents. Returns the draws it
+    took, or -1 when `tries` draws all failed."""
+    for k in range(1, tries + 1):
+        pa[:] = 0
+        ch[:] = 0
+        ok = True
+        for e in range(link.shape[0]):
+            last = 2
+            while prob[e, last] <= 0.0:
+                last -= 1
+            x = rng.random() * (prob[e, 0] + prob[e, 1] + prob[e, 2])
+            s = 0
+            while s < last and (prob[e, s] <= 0.0 or x >= prob[e, s]):
+                x -= prob[e, s]
+                s += 1
+            link[e] = s
+            if s:
+                if not _allowed(pu[e], pv[e], s, pa, ch, max_parents):
+                    ok = False
+                    break
+                _set(pu[e], pv[e], s, pa, ch, True)
+        if ok:
+            return k
+    return -1
+
+
+@kernel
 def _family_scores(n, pa, fam, table, binom, offset, cols, w, arities, ess, bdeu,
                    dense_limit):
     """Score every family; return the total (summed in the variables' order)."""

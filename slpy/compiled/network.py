@@ -39,6 +39,7 @@ CHECK_DRAWS = 8
 TABLE_LIMIT = 1 << 22      # family scores tabulated per process: 32 MB
 MAX_VARIABLES = 62         # parent sets as the bits of an int64
 START_TRIES = 1000
+EXACT_TRIES = 100_000      # as slpy.mcmc.smc.exact_prior_state
 DRAW_TRIES = 3             # the program's draws for the recognition
 
 
@@ -99,6 +100,26 @@ class NetworkChain:
                 return
         raise ValueError(f"no DAG in {START_TRIES} tries: the pairs' links leave none "
                          f"(required links closing a cycle, or more than max_parents)")
+
+    def sample_exact(self, rng: np.random.Generator, tries: int = EXACT_TRIES) -> int:
+        """Make the state an exact draw of the normalised prior (by rejection, as pure
+        sampling of the program draws it: SMC's start); the draws it took."""
+        k = int(X._sample_exact(rng, tries, self.link, self.pu, self.pv, self.prob,
+                                self.pa, self.ch, self.max_parents))
+        if k < 0:
+            raise ValueError(f"no draw of the prior succeeded in {tries:,} tries: its "
+                             f"constraints fail too often for SMC's exact start")
+        self._rescore()
+        return k
+
+    def snapshot(self) -> tuple:
+        """The state as copies of its arrays (what :meth:`restore` takes back)."""
+        return (self.link.copy(), self.pa.copy(), self.ch.copy(), self.fam.copy(),
+                self.log_lik)
+
+    def restore(self, snap: tuple) -> None:
+        link, pa, ch, fam, self.log_lik = snap
+        self.link[:], self.pa[:], self.ch[:], self.fam[:] = link, pa, ch, fam
 
     def set_parents(self, parent_sets) -> None:
         """Start from the DAG with these parent sets (a ValueError if the compiled
@@ -344,10 +365,50 @@ def _start(model, cfg, rng, init_term=None) -> NetworkState:
     return NetworkState(chain)
 
 
+class _Particle(NetworkState):
+    """An SMC particle: a state that owns copies of its arrays."""
+    __slots__ = ("snap",)
+
+    def __init__(self, chain):
+        super().__init__(chain)
+        self.snap = chain.snapshot()
+
+
+class _Particles:
+    """SMC's particles on this path (slpy.mcmc.smc.Particles): exact draws of the
+    compiled prior, moved by the path's kernel on one chain's arrays."""
+
+    def __init__(self, model, cfg):
+        from ..errors import RunError
+        k = _settings(model)
+        got = k if isinstance(k, str) else _inputs(model, k)
+        if isinstance(got, str):
+            raise RunError(f"--path compiled: {got}")
+        self.chain = NetworkChain(*got, k, model.scorer.key_of)
+        self.kernel = _kernel(model, cfg)
+
+    def draw(self, rng):
+        from ..errors import RunError
+        try:
+            k = self.chain.sample_exact(rng)
+        except ValueError as e:
+            raise RunError(str(e)) from None
+        return _Particle(self.chain), k
+
+    def move(self, rng, particle, heat, steps, it):
+        self.chain.restore(particle.snap)
+        state, acc = NetworkState(self.chain), 0
+        for k in range(steps):
+            state, info = self.kernel(rng, state, it + k, heat)
+            acc += info.accepted
+        return (_Particle(self.chain) if acc else particle), acc
+
+
 def _fits(model) -> bool:
     return isinstance(model.scorer, BNScorer)
 
 
 register_path(FastPath("compiled", MOVES, MIXTURE,
                        "the network's link choices on flat arrays in numba",
-                       _why_not, _kernel, _start, only=("sweep",), fits=_fits))
+                       _why_not, _kernel, _start, only=("sweep",), fits=_fits,
+                       particles=_Particles))

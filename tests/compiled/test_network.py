@@ -181,7 +181,7 @@ def test_a_move_of_the_other_compiled_path_is_a_clear_error(data):  # noqa: F811
     cfg, note = resolve_path(m, cfg_of(proposal="uc:0.5,change:0.5"))
     assert cfg.path == "engine" and "uc is a move of the engine" in note
     cfg, note = resolve_path(m, cfg_of(method="smc", temper=1))
-    assert cfg.path == "engine" and "SMC runs on the engine for this kind of model" in note
+    assert cfg.path == "compiled" and cfg.proposal == "sweep", note      # SMC's particles
 
 
 def test_a_network_run_says_its_path_and_is_reproducible(tmp_path):
