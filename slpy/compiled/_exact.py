@@ -9,16 +9,18 @@ height <= H_k (slpy.pcfg._block._sample, the engine's sampler) and accepts with
 min(1, |E(T)| / |E(T')|): the subtree's prior and likelihood cancel against the
 conditional, and k is in E(T') (its rows, so H_k, are unchanged and the new subtree's
 height is at most H_k). Only the nodes of the two subtrees and k's ancestors can
-change eligibility, so |E(T')| is counted on them alone.
+change eligibility, so |E(T')| is counted on them alone. The move is made for priors
+without box constraints only (slpy.compiled.path does not offer it with boxes): its
+split counts are the rows' own.
 """
 from __future__ import annotations
 
 import math
 
 from .._numba_config import kernel
-from ._kernels import (DEPTH, FEAT, HI, LL, LO, NS, SIZE, THR, _change_step, _leaf_ll,
-                       _old_n_splits, _perturb_step, _regrow_step, _splice, _split_rows,
-                       _swap_step, _tree_ll)
+from ._kernels import (DEPTH, FEAT, HI, LL, LO, NS, SIZE, THR, _change_step,
+                       _count_splits, _leaf_ll, _perturb_step, _regrow_step, _splice,
+                       _split_rows, _swap_step, _tree_ll)
 
 
 @kernel
@@ -46,7 +48,10 @@ def _heights(n, I, ht):
 
 @kernel
 def _hk(I, j, perm, p, h_max, work, rankT, uvals, uoff, z1, z2, m, bucket):
-    ns = _old_n_splits(I, j, perm, rankT, uvals, uoff, z1, z2, m, bucket)
+    if I[j, NS] < 0:        # counted when first needed, and kept
+        I[j, NS] = _count_splits(perm[I[j, LO]:I[j, HI]], rankT, uvals, uoff, z1, z2, m,
+                                 bucket)
+    ns = I[j, NS]
     return _limit(I[j, HI] - I[j, LO], p, ns, h_max, work)
 
 
@@ -180,8 +185,8 @@ def _exact_finish(k, count, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, al
 
 @kernel
 def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-         bucket, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
-         F2, tmp, counts, stack, out_ll, out_nodes, out_acc, out_move, ll):
+         bucket, boxes, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
+         F2, tmp, counts, stack, regs, out_ll, out_nodes, out_acc, out_move, ll):
     """Moves start..n_iter-1 from a tree of ``n`` nodes and log likelihood ``ll``: each
     a change move with probability ``p_change``, a swap move with probability
     ``p_swap``, an exact move with probability ``p_exact``, a perturb move (of
@@ -197,24 +202,26 @@ def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
         u = rng.random() if mixed else 1.0
         if u < p_change:
             acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                               m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+                               m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
+                               counts, regs)
             out_move[it] = 1
         elif u < p_change + p_swap:
             acc = _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                             m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts)
+                             m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
+                             counts, regs)
             out_move[it] = 2
         elif u < p_change + p_swap + p_exact:
             out_move[it] = 3
             return n, ll, it
         elif u < p_change + p_swap + p_exact + p_perturb:
             acc = _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                                m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts,
-                                width)
+                                m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
+                                counts, width, regs)
             out_move[it] = 4
         else:
             n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
-                                  alpha, m, ptab, bucket, heat, rng, perm2, I2, F2,
-                                  tmp, counts, stack)
+                                  alpha, m, ptab, bucket, boxes, heat, rng, perm2, I2, F2,
+                                  tmp, counts, stack, regs)
             out_move[it] = 0
         if acc:     # summed afresh, so no rounding drifts along the chain
             ll = _tree_ll(n, I, F)

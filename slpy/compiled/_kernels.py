@@ -16,6 +16,16 @@ Valid splits are those of :meth:`slpy.data.RowSets.valid_splits` on numeric data
 without missing values: the same kernel (``slpy.data._kernels._scan_splits``) lists
 them, in the same (feature, threshold) order. Leaf scores are
 ``slpy.trees._lik_kernels._dirichlet_leaf``.
+
+Box constraints (priors/boxes.slp) remove splits: ``boxes`` float64 [B, 2, p] holds
+each box's lower and upper bound on every feature (-inf, inf where it has none); a
+node's region ``reg`` [2, p] the bounds its ancestors' rules set (lo < x <= hi). A box
+meets the region when on every feature its lower bound is at most the region's upper
+one and its upper bound above the region's lower one; a threshold t of feature f is
+forbidden when such a box has max(its lower, region's lower) <= t < min(its upper,
+region's upper) on f, as count_splits_except/4 reads the program's forbidden
+intervals. With no boxes (B = 0) nothing is forbidden and no region is tracked.
+``regs`` float64 [cap + 1, 2, p]: regions of the nodes being grown or routed.
 """
 from __future__ import annotations
 
@@ -60,12 +70,72 @@ def _split_rows(perm, lo, hi, col, t, tmp):
 
 
 @kernel
+def _forbidden(f, t, reg, boxes):
+    """Does a box meeting the region `reg` forbid the threshold t of feature f?"""
+    p = reg.shape[1]
+    for b in range(boxes.shape[0]):
+        lo = max(boxes[b, 0, f], reg[0, f])
+        hi = min(boxes[b, 1, f], reg[1, f])
+        if not (lo <= t < hi):
+            continue
+        meets = True
+        for g in range(p):
+            if not (boxes[b, 0, g] <= reg[1, g] and boxes[b, 1, g] > reg[0, g]):
+                meets = False
+                break
+        if meets:
+            return True
+    return False
+
+
+@kernel
+def _allowed(fs, ts, reg, boxes):
+    """The splits fs, ts that no box forbids in the region `reg` (all: no boxes)."""
+    if boxes.shape[0] == 0:
+        return fs, ts
+    keep = np.empty(fs.shape[0], dtype=np.bool_)
+    for i in range(fs.shape[0]):
+        keep[i] = not _forbidden(fs[i], ts[i], reg, boxes)
+    return fs[keep], ts[keep]
+
+
+@kernel
+def _region(k, I, F, reg):
+    """Node k's region into reg: the bounds of the rules on the path to it."""
+    reg[0, :] = -np.inf
+    reg[1, :] = np.inf
+    j = 0
+    while j != k:
+        f = I[j, FEAT]
+        t = F[j, THR]
+        c = j + 1
+        if k >= c + I[c, SIZE]:
+            c += I[c, SIZE]
+            reg[0, f] = max(reg[0, f], t)
+        else:
+            reg[1, f] = min(reg[1, f], t)
+        j = c
+
+
+@kernel
+def _child_regions(reg, f, t, left, right):
+    """The regions of a node's children (region `reg`, rule x_f <= t)."""
+    left[:, :] = reg
+    right[:, :] = reg
+    left[1, f] = min(reg[1, f], t)
+    right[0, f] = max(reg[0, f], t)
+
+
+@kernel
 def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-          bucket, rng, tmp, counts, stack):
-    """Draw a subtree from the GROWTREE prior for the rows perm[lo:hi] at depth d,
-    writing its nodes in pre-order into I, F from index 0 (perm[lo:hi] is reordered).
-    A node splits with probability ptab[d] when it has a valid split, on a
-    split drawn uniformly; otherwise it is a leaf. Returns (nodes, sum of leaf LL)."""
+          bucket, boxes, rng, tmp, counts, stack, regs):
+    """Draw a subtree from the GROWTREE prior for the rows perm[lo:hi] at depth d
+    and region regs[0], writing its nodes in pre-order into I, F from index 0
+    (perm[lo:hi] is reordered). A node splits with probability ptab[d] when it has a
+    split no box forbids, on such a split drawn uniformly; otherwise it is a leaf.
+    Returns (nodes, sum of leaf LL)."""
+    boxed = boxes.shape[0] > 0
+    cur = regs[regs.shape[0] - 1]
     stack[0, 0] = lo
     stack[0, 1] = hi
     stack[0, 2] = d
@@ -77,6 +147,8 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
         a = stack[top, 0]
         b = stack[top, 1]
         dd = stack[top, 2]
+        if boxed:
+            cur[:, :] = regs[top]
         I[n, LO] = a
         I[n, HI] = b
         I[n, DEPTH] = dd
@@ -86,6 +158,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
         if b - a >= 2 * m and rng.random() < pd:
             fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[a:b], z1, z2,
                                                  m, bucket)
+            fs, ts = _allowed(fs, ts, cur, boxes)
             S = fs.shape[0]
             I[n, NS] = S
             if S > 0:
@@ -103,6 +176,8 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
             F[n, THR] = t
             F[n, LL] = 0.0
             mid = _split_rows(perm, a, b, XT[f], t, tmp)
+            if boxed:
+                _child_regions(cur, f, t, regs[top + 1], regs[top])
             # right first: the left child is popped next (pre-order)
             stack[top, 0] = mid
             stack[top, 1] = b
@@ -123,7 +198,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
 
 @kernel
 def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-                 bucket, heat, rng, perm2, I2, F2, tmp, counts, stack):
+                 bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts, stack, regs):
     """One regrow move on the tree of ``n`` nodes (see the module docstring of
     slpy.compiled.growtree for its acceptance). Returns (nodes after, accepted)."""
     k = min(int(rng.random() * n), n - 1)
@@ -132,8 +207,11 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pta
     sk = I[k, SIZE]
     for i in range(lo, hi):
         perm2[i] = perm[i]
+    if boxes.shape[0] > 0:
+        _region(k, I, F, regs[0])
     s_new, ll_new = _grow(lo, hi, I[k, DEPTH], perm2, I2, F2, XT, rankT, uvals, uoff,
-                          z1, z2, y, alpha, m, ptab, bucket, rng, tmp, counts, stack)
+                          z1, z2, y, alpha, m, ptab, bucket, boxes, rng, tmp, counts,
+                          stack, regs)
     ll_old = 0.0
     for j in range(k, k + sk):
         if I[j, FEAT] < 0:
@@ -175,7 +253,7 @@ def _splice(k, n, sk, s_new, lo, hi, perm, I, F, perm2, I2, F2):
 
 
 @kernel
-def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
+def _count_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
     """How many valid splits ``rows`` have (RowSets.valid_splits' count)."""
     if rows.shape[0] < 2 * m:
         return 0
@@ -183,11 +261,23 @@ def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
 
 
 @kernel
-def _old_n_splits(I, o, perm, rankT, uvals, uoff, z1, z2, m, bucket):
-    """Node o's NS, counted (and kept: it depends on the rows alone) when unknown."""
+def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket, boxes, reg):
+    """How many valid splits ``rows`` have that no box forbids in the region `reg`."""
+    if boxes.shape[0] == 0 or rows.shape[0] < 2 * m:
+        return _count_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket)
+    fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, rows, z1, z2, m, bucket)
+    return _allowed(fs, ts, reg, boxes)[0].shape[0]
+
+
+@kernel
+def _old_n_splits(I, F, o, perm, rankT, uvals, uoff, z1, z2, m, bucket, boxes, reg):
+    """Node o's NS, counted (and kept: it depends on its rows and region alone) when
+    unknown (`reg`: scratch for its region)."""
     if I[o, NS] < 0:
+        if boxes.shape[0] > 0:
+            _region(o, I, F, reg)
         I[o, NS] = _n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals, uoff, z1, z2, m,
-                             bucket)
+                             bucket, boxes, reg)
     return I[o, NS]
 
 
@@ -211,14 +301,19 @@ def _copy_subtree(k, perm, I, F, perm2, I2, F2):
 
 @kernel
 def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-             bucket, rng, perm2, I2, F2, tmp, counts, log_q):
+             bucket, boxes, rng, perm2, I2, F2, tmp, counts, log_q, regs):
     """Accept or reject node k's subtree as I2 holds it: the same shape, new rules
-    (node k's rows and number of splits unchanged). The rows are routed down the new
-    rules; a rule that is not a valid split of its new rows gives P(T') = 0, a
-    rejection. Otherwise accept with exp(log_q) P(T') / P(T) (L' / L)^heat, the
-    factors of the nodes strictly below k (see slpy.compiled.growtree) and log_q the
-    move's log proposal ratio. Returns accepted."""
+    (node k's rows, region and number of splits unchanged). The rows are routed down
+    the new rules; a rule that is not a valid split of its new rows, or one a box
+    forbids in its new region, gives P(T') = 0, a rejection. Otherwise accept with
+    exp(log_q) P(T') / P(T) (L' / L)^heat, the factors of the nodes strictly below k
+    (see slpy.compiled.growtree) and log_q the move's log proposal ratio. Returns
+    accepted."""
     sk = I[k, SIZE]
+    boxed = boxes.shape[0] > 0
+    old = regs[regs.shape[0] - 1]        # an old node's region, when its NS is unknown
+    if boxed:
+        _region(k, I, F, regs[0])
     log_r = log_q
     dll = 0.0
     for j in range(sk):  # pre-order: a node's range is set before it is reached
@@ -230,11 +325,12 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
             ll = _leaf_ll(perm2[a:b], y, alpha, counts)
             F2[j, LL] = ll
             dll += ll - F[o, LL]
-            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket)
+            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket, boxes,
+                           regs[j])
             I2[j, NS] = ns
             log_r += (_log_leaf_prior(ns, pd)
-                      - _log_leaf_prior(_old_n_splits(I, o, perm, rankT, uvals, uoff, z1,
-                                                      z2, m, bucket), pd))
+                      - _log_leaf_prior(_old_n_splits(I, F, o, perm, rankT, uvals, uoff,
+                                                      z1, z2, m, bucket, boxes, old), pd))
             if log_r == -np.inf:
                 return False
             continue
@@ -249,16 +345,21 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
         mid = _split_rows(perm2, a, b, col, t, tmp)
         if not seen or mid - a < m or b - mid < m:
             return False         # not a valid split of its new rows: prior 0
+        if boxed and _forbidden(f, t, regs[j], boxes):
+            return False         # a box forbids it here: prior 0
         if j > 0:
-            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket)
+            ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket, boxes,
+                           regs[j])
             I2[j, NS] = ns
-            log_r += (math.log(_old_n_splits(I, o, perm, rankT, uvals, uoff, z1, z2, m,
-                                             bucket)) - math.log(ns))
+            log_r += (math.log(_old_n_splits(I, F, o, perm, rankT, uvals, uoff, z1, z2,
+                                             m, bucket, boxes, old)) - math.log(ns))
         c = j + 1 + I2[j + 1, SIZE]
         I2[j + 1, LO] = a
         I2[j + 1, HI] = mid
         I2[c, LO] = mid
         I2[c, HI] = b
+        if boxed:
+            _child_regions(regs[j], f, t, regs[j + 1], regs[c])
     if not (math.log(rng.random()) < heat * dll + log_r):
         return False
     for j in range(sk):
@@ -271,7 +372,7 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
 
 @kernel
 def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-                 bucket, heat, rng, perm2, I2, F2, tmp, counts):
+                 bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts, regs):
     """One change move: a split node drawn uniformly gets a split drawn uniformly
     among its valid ones; the nodes below keep their rules and take their new rows
     (see slpy.compiled.growtree). Returns accepted (False also when the tree has no
@@ -279,20 +380,25 @@ def _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pta
     k = _pick_split_node(n, I, rng)
     if k < 0:
         return False
-    fs, ts, S = _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket)
+    fs, ts, S = _node_splits(k, perm, I, F, rankT, uvals, uoff, z1, z2, m, bucket, boxes,
+                             regs[0])
     s = min(int(rng.random() * S), S - 1)
     _copy_subtree(k, perm, I, F, perm2, I2, F2)
     I2[0, FEAT] = fs[s]
     F2[0, THR] = ts[s]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+                    ptab, bucket, boxes, rng, perm2, I2, F2, tmp, counts, 0.0, regs)
 
 
 @kernel
-def _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket):
-    """Node k's valid splits (features, thresholds, how many), its NS kept."""
+def _node_splits(k, perm, I, F, rankT, uvals, uoff, z1, z2, m, bucket, boxes, reg):
+    """Node k's valid splits that no box forbids (features, thresholds, how many), its
+    NS kept (`reg`: scratch for its region)."""
     fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
                                          z1, z2, m, bucket)
+    if boxes.shape[0] > 0:
+        _region(k, I, F, reg)
+        fs, ts = _allowed(fs, ts, reg, boxes)
     I[k, NS] = fs.shape[0]
     return fs, ts, fs.shape[0]
 
@@ -323,7 +429,7 @@ def _near(i, s, width):
 
 @kernel
 def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-                  bucket, heat, rng, perm2, I2, F2, tmp, counts, width):
+                  bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts, width, regs):
     """One perturb move: a split node drawn uniformly moves its rule, the i-th of its
     rows' valid splits, to the j-th, drawn uniformly among the N(i) within `width`
     places of i; the nodes below keep their rules (see slpy.compiled.growtree).
@@ -331,7 +437,8 @@ def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
     k = _pick_split_node(n, I, rng)
     if k < 0:
         return False
-    fs, ts, S = _node_splits(k, perm, I, rankT, uvals, uoff, z1, z2, m, bucket)
+    fs, ts, S = _node_splits(k, perm, I, F, rankT, uvals, uoff, z1, z2, m, bucket, boxes,
+                             regs[0])
     if S < 2:
         return False
     i = 0
@@ -347,12 +454,12 @@ def _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
     F2[0, THR] = ts[j]
     log_q = math.log(_near(i, S, width)) - math.log(_near(j, S, width))
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, log_q)
+                    ptab, bucket, boxes, rng, perm2, I2, F2, tmp, counts, log_q, regs)
 
 
 @kernel
 def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
-               bucket, heat, rng, perm2, I2, F2, tmp, counts):
+               bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts, regs):
     """One swap move: a (split node, split child) pair drawn uniformly trades rules;
     when both children split on the same rule, both take the parent's (see
     slpy.compiled.growtree). Returns accepted."""
@@ -391,7 +498,7 @@ def _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
         I2[other - k, FEAT] = I[k, FEAT]
         F2[other - k, THR] = F[k, THR]
     return _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
-                    ptab, bucket, rng, perm2, I2, F2, tmp, counts, 0.0)
+                    ptab, bucket, boxes, rng, perm2, I2, F2, tmp, counts, 0.0, regs)
 
 
 @kernel

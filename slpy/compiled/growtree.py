@@ -110,11 +110,15 @@ class GrowtreeChain:
     ``rowsets``: the data's RowSets (made here when not given). ``split_probs``: a
     node's split probability by its depth, in place of alpha (1 + d)^-beta (another
     prior of GROWTREE's shape, as priors/depth.slp: :func:`depth_split_probs`).
+    ``boxes``: box constraints (priors/boxes.slp), an array [boxes, 2, features] of
+    each box's lower and upper bounds (-inf, inf where it sets none): no split a box
+    forbids is drawn (slpy.compiled._kernels), and the exact move is not made.
     """
 
     def __init__(self, dataset: Dataset, alpha: float = 0.95, beta: float = 1.0,
                  min_leaf: int = 5, dirichlet=1.0, rowsets: RowSets | None = None,
-                 exact_depth: int = 2, split_probs: np.ndarray | None = None):
+                 exact_depth: int = 2, split_probs: np.ndarray | None = None,
+                 boxes: np.ndarray | None = None):
         why = supports(dataset)
         if why:
             raise CompiledPathError(why)
@@ -130,13 +134,20 @@ class GrowtreeChain:
         from ..trees.likelihood import DirichletLikelihood
         self.alpha_vec = np.array(DirichletLikelihood(dataset.n_classes, dirichlet).alpha)
         N = dataset.n_rows
+        p = dataset.n_features
+        self.boxes = np.zeros((0, 2, p)) if boxes is None else \
+            np.ascontiguousarray(boxes, dtype=np.float64)
+        if self.boxes.ndim != 3 or self.boxes.shape[1:] != (2, p):
+            raise CompiledPathError(f"boxes must be an array [boxes, 2, {p}] of bounds, "
+                                    f"not of shape {self.boxes.shape}")
         # the split scan's own inputs, as RowSets.valid_splits passes them
         self._data = (np.ascontiguousarray(dataset.X.T, dtype=np.float64), rs._rankT,
                       rs._uvals, rs._uoff, rs._z1, rs._z2,
                       np.ascontiguousarray(dataset.y, dtype=np.int32), self.alpha_vec,
                       int(min_leaf), split_table(alpha, beta, N) if split_probs is None
-                      else _checked(split_probs, N), float(rs.bucket_factor))
+                      else _checked(split_probs, N), float(rs.bucket_factor), self.boxes)
         cap = 2 * N + 1
+        self._regs = np.zeros((cap + 1, 2, p))     # regions of nodes being grown
         self.perm = np.arange(N, dtype=np.int32)
         self.I = np.zeros((cap, 6), dtype=np.int64)
         self.F = np.zeros((cap, 2), dtype=np.float64)
@@ -180,8 +191,9 @@ class GrowtreeChain:
         N = self.dataset.n_rows
         perm2, I2, F2, tmp, counts, stack = self._scratch
         self.perm[:] = np.arange(N, dtype=np.int32)
+        self._regs[0, 0], self._regs[0, 1] = -np.inf, np.inf
         self.n, _ = K._grow(0, N, 0, self.perm, self.I, self.F, *self._data, rng,
-                            tmp, counts, stack)
+                            tmp, counts, stack, self._regs)
         self.log_lik = float(K._tree_ll(self.n, self.I, self.F))
 
     def run(self, n_iter: int, rng: np.random.Generator, heat: float = 1.0,
@@ -204,6 +216,8 @@ class GrowtreeChain:
         if not isinstance(width, (int, np.integer)) or width < 1:
             raise CompiledPathError(f"the perturb move's width must be a whole number "
                                     f">= 1, not {width!r}")
+        if exact > 0.0 and len(self.boxes):
+            raise CompiledPathError("the exact move is not made under box constraints")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
                "accepted": np.empty(n_iter, dtype=np.bool_),
                "move": np.empty(n_iter, dtype=np.int8)}
@@ -226,8 +240,8 @@ class GrowtreeChain:
         while start < n_iter:
             self.n, lik, at = X._run(start, n_iter, self.n, self.perm, self.I, self.F,
                                      *self._data, heat, change, swap, exact, perturb,
-                                     width, rng, perm2, I2, F2, tmp, counts, stack, ll,
-                                     nodes, acc, move, self.log_lik)
+                                     width, rng, perm2, I2, F2, tmp, counts, stack,
+                                     self._regs, ll, nodes, acc, move, self.log_lik)
             self.log_lik = float(lik)
             if at < 0:
                 break
@@ -242,7 +256,7 @@ class GrowtreeChain:
         from ..pcfg._block import _sample, _sorted_rows
         ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, logp, h_max, work = \
             self._exact
-        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab, bucket = self._data
+        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab, bucket, _ = self._data
         k, count = X._exact_pick(self.n, self.perm, self.I, XT, rankT, uvals, uoff, z1,
                                  z2, m, bucket, rng, ht, el, h_max, work)
         if k < 0:
@@ -278,20 +292,21 @@ class GrowtreeChain:
     def set_tree(self, preorder) -> None:
         """Make the state the tree given in pre-order ((feature, threshold) for a split,
         None for a leaf); a CompiledPathError when a split is not one of the prior's
-        valid splits of its rows (the prior gives the tree probability 0)."""
+        valid splits of its rows, or a box forbids it (the prior gives the tree
+        probability 0)."""
         from ..data._kernels import _scan_splits
         nodes = list(preorder)
-        _, rankT, uvals, uoff, z1, z2, y, alpha, m, _, bucket = self._data
-        XT = self._data[0]
+        XT, rankT, uvals, uoff, z1, z2, y, alpha, m, _, bucket, boxes = self._data
         tmp, counts = self._scratch[3], self._scratch[4]
         perm = np.arange(self.dataset.n_rows, dtype=np.int32)
         I = np.zeros_like(self.I)
         F = np.zeros_like(self.F)
-        stack = [(0, self.dataset.n_rows, 0)]
+        whole = np.array([[-np.inf] * XT.shape[0], [np.inf] * XT.shape[0]])
+        stack = [(0, self.dataset.n_rows, 0, whole)]
         for j, nd in enumerate(nodes):
             if not stack or j >= len(I):
                 raise CompiledPathError("not a whole tree in pre-order")
-            lo, hi, d = stack.pop()
+            lo, hi, d, reg = stack.pop()
             I[j] = (-1, lo, hi, d, 1, -1)
             if nd is None:
                 F[j, K.LL] = K._leaf_ll(perm[lo:hi], y, alpha, counts)
@@ -303,10 +318,16 @@ class GrowtreeChain:
                 raise CompiledPathError(f"split {self.dataset.feature_names[f]} =< "
                                         f"{threshold_value(t)!r} is not a valid split of "
                                         f"its {hi - lo} rows")
+            if len(boxes) and K._forbidden(f, t, reg, boxes):
+                raise CompiledPathError(f"a box forbids the split "
+                                        f"{self.dataset.feature_names[f]} =< "
+                                        f"{threshold_value(t)!r} where the tree makes it")
             mid = K._split_rows(perm, lo, hi, XT[f], t, tmp)
             I[j, K.FEAT] = f
             F[j, K.THR] = t
-            stack += [(mid, hi, d + 1), (lo, mid, d + 1)]
+            left, right = np.empty_like(reg), np.empty_like(reg)
+            K._child_regions(reg, f, t, left, right)
+            stack += [(mid, hi, d + 1, right), (lo, mid, d + 1, left)]
         if stack:
             raise CompiledPathError("not a whole tree in pre-order")
         n = len(nodes)
@@ -350,13 +371,14 @@ class GrowtreeChain:
     def log_prior(self) -> float:
         """log P(T) under the chain's prior (a check on the tree; the moves never
         need it)."""
-        from ..data._kernels import _scan_splits
-        _, rankT, uvals, uoff, z1, z2, _, _, m, ptab, bucket = self._data
+        _, rankT, uvals, uoff, z1, z2, _, _, m, ptab, bucket, boxes = self._data
+        reg = np.empty((2, len(rankT)))
         lp = 0.0
         for j in range(self.n):
             lo, hi, d = (int(x) for x in self.I[j, [K.LO, K.HI, K.DEPTH]])
             rows = np.sort(self.perm[lo:hi])
-            S = len(_scan_splits(rankT, uvals, uoff, rows, z1, z2, m, bucket)[0])
+            K._region(j, self.I, self.F, reg)
+            S = K._n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket, boxes, reg)
             p = ptab[d]
             if self.I[j, K.FEAT] >= 0:
                 lp += math.log(p) - math.log(S)

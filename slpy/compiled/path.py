@@ -23,8 +23,10 @@ from ..mcmc.paths import FastPath, register_path
 
 __all__ = ["CompiledState", "COMPILED_MIXTURE"]
 
-# --proposal default on this path (benchmarks/trust.py, docs/benchmarks.md)
+# --proposal default on this path (benchmarks/trust.py, docs/benchmarks.md); under box
+# constraints the same without the exact move (whose dynamic program knows no boxes)
 COMPILED_MIXTURE = "regrow:0.35,change:0.2,swap:0.15,perturb:0.2,exact:1:0.1"
+BOX_MIXTURE = "regrow:0.35,change:0.2,swap:0.15,perturb:0.2"
 MOVES = ("regrow", "change", "swap", "exact", "perturb")
 CHECK_DRAWS = 8            # prior draws of the program compared with the compiled prior
 CHECK_TOL = 1e-9
@@ -79,18 +81,22 @@ _NO_TREE = _NoTree()
 
 
 def _settings(model):
-    """(GROWTREE parameters, the Dirichlet's alpha) or a reason string."""
+    """(GROWTREE parameters, the Dirichlet's alpha) or a reason string. The parameters
+    of a prior with box constraints carry its boxes (``boxes``)."""
     from ..pcfg.compile import detect_family
     from ..trees.family import TreeScorer
     from ..trees.likelihood import DirichletLikelihood
     sc = model.scorer
     if not isinstance(sc, TreeScorer) or sc.rowsets is None:
         return "the compiled path is for tree priors on data"
-    fam = detect_family(model.program) or _depth_prior(model.program)
-    if fam is None or fam[0] not in ("growtree", "depth"):
+    fam = detect_family(model.program) or _depth_prior(model.program) or \
+        _box_prior(model.program, sc.rowsets.dataset)
+    if isinstance(fam, str):
+        return fam
+    if fam is None or fam[0] not in ("growtree", "depth", "boxes"):
         return "the prior is not GROWTREE (priors/growtree.slp: uniform_split/3 and " \
                "the parameters alpha, beta and min_leaf; or priors/depth.slp's " \
-               "start_depth and min_leaf)"
+               "start_depth and min_leaf; or priors/boxes.slp)"
     if type(sc.likelihood) is not DirichletLikelihood:
         return "the compiled path scores with the Dirichlet likelihood only"
     ds = sc.rowsets.dataset
@@ -115,6 +121,44 @@ def _depth_prior(program):
     return "depth", {"start_depth": sd, "min_leaf": m}
 
 
+def _box_prior(program, dataset):
+    """("boxes", parameters with the boxes) for a prior of priors/boxes.slp's shape
+    (GROWTREE's parameters, splits by uniform_split_except/4, boxes as
+    const_class_probs/4 facts), a reason string when its boxes cannot be read, else
+    None: a guess, which the recognition checks."""
+    import numpy as np
+    from ..pcfg.compile import _calls, _param
+    from ..terms.term import Atom, PrologError
+    if not _calls(program, "uniform_split_except", 4):
+        return None
+    a, b, m = (_param(program, n) for n in ("alpha", "beta", "min_leaf"))
+    if type(a) not in (int, float) or type(b) not in (int, float) or type(m) is not int:
+        return None
+    try:
+        facts = list(program.query("catch(const_class_probs(B, F, L0, H0), "
+                                   "error(existence_error(_, _), _), fail), "
+                                   "L is L0, H is H0"))
+    except PrologError as e:
+        return f"the prior's boxes (const_class_probs/4) do not read as bounds ({e})"
+    index = {name: i for i, name in enumerate(dataset.feature_names)}
+    names, seen = {}, set()
+    for fact in facts:
+        box, f = fact["B"], fact["F"]
+        if type(f) is not Atom or f.name not in index:
+            return f"a box bounds {f}, which is not a feature of the data"
+        if (str(box), f.name) in seen:
+            return f"box {box} bounds {f.name} twice"
+        seen.add((str(box), f.name))
+        names.setdefault(str(box), []).append((index[f.name], float(fact["L"]),
+                                              float(fact["H"])))
+    boxes = np.empty((len(names), 2, len(index)))
+    boxes[:, 0], boxes[:, 1] = -np.inf, np.inf
+    for i, bounds in enumerate(names.values()):
+        for f, lo, hi in bounds:
+            boxes[i, :, f] = lo, hi
+    return "boxes", {"alpha": float(a), "beta": float(b), "min_leaf": m, "boxes": boxes}
+
+
 def _new_chain(model, params, dirichlet, exact_depth=2):
     from .growtree import GrowtreeChain, depth_split_probs
     ds = model.scorer.rowsets.dataset
@@ -124,7 +168,8 @@ def _new_chain(model, params, dirichlet, exact_depth=2):
                              split_probs=depth_split_probs(params["start_depth"],
                                                            ds.n_rows))
     return GrowtreeChain(ds, params["alpha"], params["beta"], params["min_leaf"],
-                         dirichlet, rowsets=model.scorer.rowsets, exact_depth=exact_depth)
+                         dirichlet, rowsets=model.scorer.rowsets, exact_depth=exact_depth,
+                         boxes=params.get("boxes"))
 
 
 def preorder_of(term, dataset) -> list:
@@ -161,12 +206,24 @@ def _recognised(model, params, dirichlet) -> str | None:
     return None
 
 
+def _boxed(params) -> bool:
+    return len(params.get("boxes", ())) > 0
+
+
+def _default(model) -> str:
+    """The path's mixture for --proposal default: without the exact move under boxes."""
+    got = _settings(model)
+    return BOX_MIXTURE if not isinstance(got, str) and _boxed(got[0]) else COMPILED_MIXTURE
+
+
 def _why_not(model, cfg) -> str | None:
     got = _settings(model)
     if isinstance(got, str):
         return got
     spec = cfg.get("proposal") or "default"
-    names = [n for n, _ in parse_mixture(COMPILED_MIXTURE if spec == "default" else spec)]
+    names = [n for n, _ in parse_mixture(_default(model) if spec == "default" else spec)]
+    if _boxed(got[0]) and any(n.startswith("exact") for n in names):
+        return "the compiled path makes no exact move under box constraints"
     for move in ("exact", "perturb"):
         if len({n for n in names if n.partition(":")[0] == move}) > 1:
             what = "depth" if move == "exact" else "width"
@@ -266,7 +323,7 @@ def _fits(model) -> bool:
     return isinstance(model.scorer, TreeScorer)
 
 
-register_path(FastPath("compiled", MOVES, COMPILED_MIXTURE,
+register_path(FastPath("compiled", MOVES, _default,
                        "GROWTREE's moves on flat arrays in numba",
                        _why_not, _kernel, _start, only=("regrow",), fits=_fits,
                        particles=_Particles))

@@ -30,7 +30,7 @@ class FastPath:
     how it builds a chain's kernel and first state."""
     name: str
     moves: tuple          # the move names it runs (a proposal of others is the engine's)
-    default: str          # its mixture for --proposal default
+    default: str | Callable   # its mixture for --proposal default (or model -> it)
     what: str             # what runs, for the run's summary
     why_not: Callable     # (model, cfg) -> None, or a one-line reason it does not apply
     kernel: Callable      # (model, cfg) -> kernel(rng, state, it, heat)
@@ -88,7 +88,8 @@ def resolve_path(model, cfg):
         for p in _registered(model):
             why = _why_not(p, model, cfg)
             if why is None:
-                spec = p.default if cfg.proposal == DEFAULT_PROPOSAL else cfg.proposal
+                spec = cfg.proposal if cfg.proposal != DEFAULT_PROPOSAL else \
+                    p.default(model) if callable(p.default) else p.default
                 return cfg.replace(path=p.name, proposal=spec), f"{p.name} ({p.what})"
             reasons.append(why)
         if want == "compiled":
