@@ -386,6 +386,12 @@ class _Particles:
             raise RunError(f"--path compiled: {got}")
         self.chain = NetworkChain(*got, k, model.scorer.key_of)
         self.kernel = _kernel(model, cfg)
+        self.parent_sets = model.scorer.parent_sets
+
+    def from_term(self, term):
+        """The particle of a DAG term (the sampler check's exact starts)."""
+        self.chain.set_parents(self.parent_sets(term))
+        return _Particle(self.chain)
 
     def draw(self, rng):
         from ..errors import RunError

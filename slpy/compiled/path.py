@@ -311,6 +311,11 @@ class _Particles:
         self.chain.sample_prior(rng)
         return _Particle(self.chain), 1
 
+    def from_term(self, term):
+        """The particle of a tree term (the sampler check's exact starts)."""
+        self.chain.set_tree(preorder_of(term, self.chain.dataset))
+        return _Particle(self.chain)
+
     def move(self, rng, particle, heat, steps, it):
         self.chain.restore(particle.snap)
         acc = int(self.chain.run(steps, rng, heat, *self.probs, self.width)["accepted"]

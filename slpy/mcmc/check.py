@@ -30,8 +30,8 @@ from ..logic.kinds import ENUM
 from .kernel import build_kernel
 from .moves import family_moves, parse_mixture, resolve_proposal
 
-__all__ = ["check_sampler", "enumerate_target", "Target", "MoveCheck", "SamplerCheck",
-           "TooLarge", "CHECK_MOVES"]
+__all__ = ["check_sampler", "compiled_checks", "enumerate_target", "Target", "MoveCheck",
+           "SamplerCheck", "TooLarge", "CHECK_MOVES"]
 
 # a check fails below this p-value: with a dozen checks a run, 0.01 would fail a
 # correct sampler one time in ten
@@ -208,28 +208,45 @@ def expected_tv(probs: dict, n: int) -> float:
 
 
 def check_move(model, target: Target, spec: str, heat: float, rng, n: int = 4000,
-               steps: int = 2, kernel=None) -> MoveCheck:
+               steps: int = 2, kernel=None, particles=None) -> MoveCheck:
     """n exact draws from the target at `heat`, each advanced `steps` steps of the move
-    `spec` (or of `kernel`), compared with the target: the ends' models, and their
-    proofs' numbers of choice points (a move that gets fresh or dropped choices wrong
-    shifts those); the p-value is the smaller of the two tests', doubled."""
-    kernel = kernel or build_kernel(model, spec, heat=heat)
+    `spec` (or of `kernel`; or, on a compiled path, of `particles`, a
+    slpy.mcmc.smc.Particles that makes its particles from the states' terms), compared
+    with the target: the ends' models, and their proofs' numbers of choice points (a
+    move that gets fresh or dropped choices wrong shifts those); the p-value is the
+    smaller of the two tests', doubled."""
+    if particles is None:
+        kernel = kernel or build_kernel(model, spec, heat=heat)
+        key = model.scorer.key
+
+        def advance(i, it):
+            s = target.states[i]
+            acc = 0
+            for t in range(steps):
+                s, info = kernel(rng, s, it + t, heat=heat)
+                acc += info.accepted
+            return (key(s.term) if s is not target.states[i] else target.keys[i]), s.d, acc
+    else:
+        made: dict = {}
+
+        def advance(i, it):
+            p0 = made.get(i)
+            if p0 is None:
+                p0 = made[i] = particles.from_term(target.states[i].term)
+            p, acc = particles.move(rng, p0, heat, steps, it)
+            return p.key, p.d, acc
     w = target.weights(heat)
     starts = rng.choice(len(target.states), size=n, p=w)
-    key = model.scorer.key
     ends: Counter = Counter()
     sizes: Counter = Counter()
     acc = moved = 0
     for i in starts:
-        s0 = s = target.states[i]
         it = int(rng.integers(1 << 20))     # cycle:N's scan position, at random
-        for t in range(steps):
-            s, info = kernel(rng, s, it + t, heat=heat)
-            acc += info.accepted
-        k = key(s.term) if s is not s0 else target.keys[i]
+        k, d, a = advance(i, it)
+        acc += a
         moved += k != target.keys[i]
         ends[k] += 1
-        sizes[s.d] += 1
+        sizes[d] += 1
     probs = target.by_key(heat)
     p, tv, outside = chi2_test(ends, probs)
     by_size: dict = Counter()
@@ -245,9 +262,11 @@ def check_sampler(model, moves=None, heats=(0.0, 1.0), n: int = 4000, steps: int
                   seed: int = 0, max_proofs: int = 20000, target: Target | None = None,
                   progress=None) -> SamplerCheck:
     """Check `moves` (proposal specs; default: CHECK_MOVES with `default` resolved for
-    this model, plus the family's own moves) at each heat. `progress(line)` hears of
+    this model, plus the family's own moves, and where a compiled path applies its
+    default mixture and each of its moves) at each heat. `progress(line)` hears of
     the enumeration and of each move as it is checked."""
     target = target or enumerate_target(model, max_proofs)
+    compiled = moves is None
     if moves is None:
         moves = list(CHECK_MOVES)
         names = [n for n, _ in parse_mixture(resolve_proposal(model, "default"))]
@@ -259,16 +278,36 @@ def check_sampler(model, moves=None, heats=(0.0, 1.0), n: int = 4000, steps: int
     if progress:
         for line in out.head():
             progress(line)
-    for spec in moves:
+    checks = [(spec, None) for spec in moves]
+    if compiled:     # after the engine's: the path's recognition runs the model
+        checks += compiled_checks(model)
+    for spec, particles in checks:
         for heat in heats:
-            c = check_move(model, target, spec, heat, rng, n, steps)
+            c = check_move(model, target, spec, heat, rng, n, steps, particles=particles)
             if not c.passed and not c.outside:
                 # A correct move fails once in 1/ALPHA checks by chance: look again with
                 # new draws; a biased one fails again.
                 first = c.p_value
-                c = check_move(model, target, spec, heat, rng, 2 * n, steps)
+                c = check_move(model, target, spec, heat, rng, 2 * n, steps,
+                               particles=particles)
                 c.first_p = first
             out.checks.append(c)
             if progress:
                 progress(c.line())
     return out
+
+
+def compiled_checks(model) -> list:
+    """(name, particles) of the compiled path that applies to `model` (slpy.mcmc.paths),
+    for its default mixture and each of its moves alone; [] on the engine."""
+    from .config import RunConfig
+    from .paths import fast_path, resolve_path
+    cfg, _ = resolve_path(model, RunConfig())
+    path = fast_path(cfg, model)
+    if path is None or path.particles is None:
+        return []
+    names = [name for name, _ in parse_mixture(cfg.proposal)]
+    specs = [("compiled default", cfg.proposal)] if len(names) > 1 else []
+    specs += [(f"compiled {name}", name) for name in names]
+    return [(label, path.particles(model, cfg.replace(proposal=spec)))
+            for label, spec in specs]

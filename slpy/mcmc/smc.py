@@ -88,6 +88,11 @@ class Particles:
         iterations made so far (for moves that cycle)."""
         raise NotImplementedError
 
+    def from_term(self, term):
+        """The particle of a model term (a compiled path's: the sampler check's starts
+        are the engine's enumerated proofs)."""
+        raise NotImplementedError
+
 
 class EngineParticles(Particles):
     """Proof trees of any SLP, moved by the engine's moves (``proposal``)."""

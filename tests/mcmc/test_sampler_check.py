@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from slpy import Program
 from slpy.cli import main
 from slpy.family import get as get_family
-from slpy.mcmc.check import check_move, check_sampler, chi2_test, enumerate_target
+from slpy.mcmc.check import (ALPHA, check_move, check_sampler, chi2_test,
+                              compiled_checks, enumerate_target)
 from slpy.mcmc.check_cli import build_check_model, _small_csv
 from slpy.mcmc.config import RunConfig
 from slpy.mcmc.kernel import build_kernel
@@ -119,6 +120,35 @@ def test_every_move_is_exact_on_every_bundled_prior(instance):
     r = check_sampler(m, heats=(0.0, 1.0), n=3000, steps=2, seed=5, target=t)
     bad = [c.line() for c in r.checks if not c.passed]
     assert not bad, f"{name}:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ["growtree", "boxes", "bn"])
+def test_the_check_covers_the_compiled_path(name):
+    m = INSTANCES[name]()
+    t = enumerate_target(m)
+    checks = dict(compiled_checks(m))
+    if name == "bn":
+        assert list(checks) == ["compiled sweep"]
+    else:
+        assert list(checks)[0] == "compiled default" and "compiled regrow" in checks
+        assert ("compiled exact:1" in checks) == (name == "growtree")
+    label = "compiled sweep" if name == "bn" else "compiled regrow"
+    c = check_move(m, t, label, 1.0, np.random.default_rng(2), n=1500, steps=2,
+                   particles=checks[label])
+    assert c.passed and c.moved > 0.05, c.line()
+    if name == "boxes":
+        return      # on 12 rows under the box, heats 0 and 1 are too close to tell apart
+
+    class AtHeatOne:                        # the moves of heat 1 where heat 0 is asked
+        def __init__(self, parts):
+            self.parts, self.from_term = parts, parts.from_term
+
+        def move(self, rng, p, heat, steps, it):
+            return self.parts.move(rng, p, 1.0, steps, it)
+    wrong = AtHeatOne(checks[label])
+    c = check_move(m, t, label, 0.0, np.random.default_rng(2), n=1500, steps=2,
+                   particles=wrong)
+    assert c.p_value < ALPHA, c.line()
 
 
 # -- deliberately wrong corrections are caught ----------------------------------------------
