@@ -18,13 +18,12 @@ from slpy.mcmc.config import RunConfig
 from slpy.mcmc.model import PosteriorModel
 from slpy.mcmc.paths import fast_path, resolve_path
 from slpy.mcmc.sampler import run_chain
-from slpy.mcmc.smc import pool_evidence, smc
 from slpy.trees import make_likelihood
 from slpy.trees.family import TreeScorer
 
 from ..conftest import EXAMPLES, ROOT
 from ..mcmc.test_correctness import chi2_pvalue
-from .test_smc import agrees, exact_posterior
+from .test_smc import agrees, exact_posterior, pooled
 
 # Start <= 12 and Age <= 100: where the box meets a node's region, no split on Number
 # and none below 12 on Start or below 100 on Age
@@ -94,10 +93,7 @@ def test_the_same_chain_without_the_boxes_is_caught(boxed, small):
 def test_smc_evidence_under_boxes_equals_the_exact_one(boxed):
     m, (exact, _) = boxed
     cfg, _ = resolve_path(m, RunConfig(method="smc", temper=1))
-    parts = fast_path(cfg, m).particles(m, cfg)
-    rng = np.random.default_rng(3)
-    z, se = pool_evidence([smc(m, rng, n=300, steps=3, particles=parts).log_evidence
-                           for _ in range(4)])
+    z, se = pooled(m, fast_path(cfg, m).particles(m, cfg), seed=3, steps=3)
     assert agrees(z, se, exact), (z, se, exact)
 
 

@@ -53,14 +53,18 @@ def agrees(z, se, exact) -> bool:
     return abs(z - exact) <= 2 * se and abs(z - exact) < 0.1
 
 
+def pooled(m, parts, seed, steps, n=300, islands=4):
+    """(log evidence, standard error) of `islands` SMC samplers with these particles."""
+    rng = np.random.default_rng(seed)
+    return pool_evidence([smc(m, rng, n=n, steps=steps, particles=parts).log_evidence
+                          for _ in range(islands)])
+
+
 @pytest.mark.parametrize("prior", ["growtree.slp", "depth.slp"])
 def test_log_evidence_equals_the_exact_one(prior):
     m = small(prior)
     exact, _ = exact_posterior(m)
-    parts = particles_of(m)
-    rng = np.random.default_rng(5)
-    z, se = pool_evidence([smc(m, rng, n=300, steps=3, particles=parts).log_evidence
-                           for _ in range(4)])
+    z, se = pooled(m, particles_of(m), seed=5, steps=3)
     assert agrees(z, se, exact), (z, se, exact)
 
 
@@ -71,10 +75,7 @@ def test_log_evidence_of_a_network_prior_equals_the_exact_one(prior, params):
     m = build_check_model(str(PRIORS / prior), str(EXAMPLES / "asia.csv"), None, params,
                           None, None, columns=["asia", "tub", "smoke", "lung"])
     exact, _ = exact_posterior(m)
-    parts = particles_of(m)
-    rng = np.random.default_rng(7)
-    z, se = pool_evidence([smc(m, rng, n=300, steps=2, particles=parts).log_evidence
-                           for _ in range(4)])
+    z, se = pooled(m, particles_of(m), seed=7, steps=2)
     assert agrees(z, se, exact), (z, se, exact)
 
 
@@ -92,10 +93,7 @@ class WrongHeat:
 def test_particles_moved_at_the_wrong_heat_are_caught():
     m = small("growtree.slp")
     exact, _ = exact_posterior(m)
-    wrong = WrongHeat(particles_of(m))
-    rng = np.random.default_rng(5)
-    z, se = pool_evidence([smc(m, rng, n=300, steps=3, particles=wrong).log_evidence
-                           for _ in range(4)])
+    z, se = pooled(m, WrongHeat(particles_of(m)), seed=5, steps=3)
     assert not agrees(z, se, exact), (z, se, exact)      # 0.36 nats too high
 
 
@@ -122,10 +120,7 @@ def test_a_particle_of_each_run_follows_the_exact_posterior():
 def test_log_evidence_on_kyphosis_equals_the_exact_back_end():
     # slpy exact priors/growtree.slp --data examples/data/kyphosis.csv prints -39.548504
     m = build_check_model(str(PRIORS / "growtree.slp"), KYPHOSIS, None, {}, None, None)
-    parts = particles_of(m)
-    rng = np.random.default_rng(0)
-    z, se = pool_evidence([smc(m, rng, n=1000, steps=5, particles=parts).log_evidence
-                           for _ in range(4)])
+    z, se = pooled(m, particles_of(m), seed=0, steps=5, n=1000)
     assert agrees(z, se, -39.548504), (z, se)
 
 
