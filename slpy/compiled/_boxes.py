@@ -8,7 +8,8 @@ meets the region when on every feature its lower bound is at most the region's u
 one and its upper bound above the region's lower one; a threshold t of feature f is
 forbidden when such a box has max(its lower, region's lower) <= t < min(its upper,
 region's upper) on f, as count_splits_except/4 reads the program's forbidden
-intervals. With no boxes (B = 0) nothing is forbidden and no region is tracked.
+intervals. With no boxes, ``boxes`` is None: nothing is forbidden, no region is
+tracked, and numba compiles the moves without this code.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _forbidden(f, t, reg, boxes):
 @kernel
 def _allowed(fs, ts, reg, boxes):
     """The splits fs, ts that no box forbids in the region `reg` (all: no boxes)."""
-    if boxes.shape[0] == 0:
+    if boxes is None:
         return fs, ts
     keep = np.empty(fs.shape[0], dtype=np.bool_)
     for i in range(fs.shape[0]):

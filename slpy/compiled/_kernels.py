@@ -69,7 +69,6 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
     (perm[lo:hi] is reordered). A node splits with probability ptab[d] when it has a
     split no box forbids, on such a split drawn uniformly; otherwise it is a leaf.
     Returns (nodes, sum of leaf LL)."""
-    boxed = boxes.shape[0] > 0
     cur = regs[regs.shape[0] - 1]
     stack[0, 0] = lo
     stack[0, 1] = hi
@@ -82,7 +81,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
         a = stack[top, 0]
         b = stack[top, 1]
         dd = stack[top, 2]
-        if boxed:
+        if boxes is not None:
             cur[:, :] = regs[top]
         I[n, LO] = a
         I[n, HI] = b
@@ -111,7 +110,7 @@ def _grow(lo, hi, d, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pt
             F[n, THR] = t
             F[n, LL] = 0.0
             mid = _split_rows(perm, a, b, XT[f], t, tmp)
-            if boxed:
+            if boxes is not None:
                 _child_regions(cur, f, t, regs[top + 1], regs[top])
             # right first: the left child is popped next (pre-order)
             stack[top, 0] = mid
@@ -142,7 +141,7 @@ def _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, pta
     sk = I[k, SIZE]
     for i in range(lo, hi):
         perm2[i] = perm[i]
-    if boxes.shape[0] > 0:
+    if boxes is not None:
         _region(k, I, F, regs[0])
     s_new, ll_new = _grow(lo, hi, I[k, DEPTH], perm2, I2, F2, XT, rankT, uvals, uoff,
                           z1, z2, y, alpha, m, ptab, bucket, boxes, rng, tmp, counts,
@@ -198,7 +197,7 @@ def _count_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket):
 @kernel
 def _n_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket, boxes, reg):
     """How many valid splits ``rows`` have that no box forbids in the region `reg`."""
-    if boxes.shape[0] == 0 or rows.shape[0] < 2 * m:
+    if boxes is None or rows.shape[0] < 2 * m:
         return _count_splits(rows, rankT, uvals, uoff, z1, z2, m, bucket)
     fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, rows, z1, z2, m, bucket)
     return _allowed(fs, ts, reg, boxes)[0].shape[0]
@@ -209,7 +208,7 @@ def _old_n_splits(I, F, o, perm, rankT, uvals, uoff, z1, z2, m, bucket, boxes, r
     """Node o's NS, counted (and kept: it depends on its rows and region alone) when
     unknown (`reg`: scratch for its region)."""
     if I[o, NS] < 0:
-        if boxes.shape[0] > 0:
+        if boxes is not None:
             _region(o, I, F, reg)
         I[o, NS] = _n_splits(perm[I[o, LO]:I[o, HI]], rankT, uvals, uoff, z1, z2, m,
                              bucket, boxes, reg)
@@ -245,9 +244,8 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
     (see slpy.compiled.growtree) and log_q the move's log proposal ratio. Returns
     accepted."""
     sk = I[k, SIZE]
-    boxed = boxes.shape[0] > 0
     old = regs[regs.shape[0] - 1]        # an old node's region, when its NS is unknown
-    if boxed:
+    if boxes is not None:
         _region(k, I, F, regs[0])
     log_r = log_q
     dll = 0.0
@@ -280,7 +278,7 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
         mid = _split_rows(perm2, a, b, col, t, tmp)
         if not seen or mid - a < m or b - mid < m:
             return False         # not a valid split of its new rows: prior 0
-        if boxed and _forbidden(f, t, regs[j], boxes):
+        if boxes is not None and _forbidden(f, t, regs[j], boxes):
             return False         # a box forbids it here: prior 0
         if j > 0:
             ns = _n_splits(perm2[a:b], rankT, uvals, uoff, z1, z2, m, bucket, boxes,
@@ -293,7 +291,7 @@ def _reroute(k, heat, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, p
         I2[j + 1, HI] = mid
         I2[c, LO] = mid
         I2[c, HI] = b
-        if boxed:
+        if boxes is not None:
             _child_regions(regs[j], f, t, regs[j + 1], regs[c])
     if not (math.log(rng.random()) < heat * dll + log_r):
         return False
@@ -331,7 +329,7 @@ def _node_splits(k, perm, I, F, rankT, uvals, uoff, z1, z2, m, bucket, boxes, re
     NS kept (`reg`: scratch for its region)."""
     fs, ts, _, _, _, _, _ = _scan_splits(rankT, uvals, uoff, perm[I[k, LO]:I[k, HI]],
                                          z1, z2, m, bucket)
-    if boxes.shape[0] > 0:
+    if boxes is not None:
         _region(k, I, F, reg)
         fs, ts = _allowed(fs, ts, reg, boxes)
     I[k, NS] = fs.shape[0]

@@ -135,11 +135,14 @@ class GrowtreeChain:
         self.alpha_vec = np.array(DirichletLikelihood(dataset.n_classes, dirichlet).alpha)
         N = dataset.n_rows
         p = dataset.n_features
-        self.boxes = np.zeros((0, 2, p)) if boxes is None else \
-            np.ascontiguousarray(boxes, dtype=np.float64)
-        if self.boxes.ndim != 3 or self.boxes.shape[1:] != (2, p):
-            raise CompiledPathError(f"boxes must be an array [boxes, 2, {p}] of bounds, "
-                                    f"not of shape {self.boxes.shape}")
+        if boxes is not None:
+            boxes = np.ascontiguousarray(boxes, dtype=np.float64)
+            if boxes.ndim != 3 or boxes.shape[1:] != (2, p):
+                raise CompiledPathError(f"boxes must be an array [boxes, 2, {p}] of "
+                                        f"bounds, not of shape {boxes.shape}")
+        # None, not an empty array, when there are none: the kernels are then compiled
+        # without the regions' code (a shorter first compile)
+        self.boxes = boxes if boxes is not None and len(boxes) else None
         # the split scan's own inputs, as RowSets.valid_splits passes them
         self._data = (np.ascontiguousarray(dataset.X.T, dtype=np.float64), rs._rankT,
                       rs._uvals, rs._uoff, rs._z1, rs._z2,
@@ -216,7 +219,7 @@ class GrowtreeChain:
         if not isinstance(width, (int, np.integer)) or width < 1:
             raise CompiledPathError(f"the perturb move's width must be a whole number "
                                     f">= 1, not {width!r}")
-        if exact > 0.0 and len(self.boxes):
+        if exact > 0.0 and self.boxes is not None:
             raise CompiledPathError("the exact move is not made under box constraints")
         out = {"log_lik": np.empty(n_iter), "nodes": np.empty(n_iter, dtype=np.int64),
                "accepted": np.empty(n_iter, dtype=np.bool_),
@@ -318,7 +321,7 @@ class GrowtreeChain:
                 raise CompiledPathError(f"split {self.dataset.feature_names[f]} =< "
                                         f"{threshold_value(t)!r} is not a valid split of "
                                         f"its {hi - lo} rows")
-            if len(boxes) and K._forbidden(f, t, reg, boxes):
+            if boxes is not None and K._forbidden(f, t, reg, boxes):
                 raise CompiledPathError(f"a box forbids the split "
                                         f"{self.dataset.feature_names[f]} =< "
                                         f"{threshold_value(t)!r} where the tree makes it")
