@@ -98,6 +98,91 @@ def _partition(srt, XT, f, t):
 
 
 @kernel
+def _counts_score(counts, n, alpha, asum, aconst):
+    """_leaf_score of rows with these class counts (the same sum, to the bit)."""
+    s = aconst
+    for c in range(alpha.shape[0]):
+        s += math.lgamma(counts[c] + alpha[c])
+    return s - math.lgamma(n + asum)
+
+
+@kernel
+def _side_has_split(srt, XT, m, f, v, left, n_side):
+    """_has_split of one child of the split x_f <= v (the left one, or the right):
+    its rows are srt's rows on that side, found in each feature's order."""
+    if n_side < 2 * m:
+        return False
+    p, n = srt.shape
+    col = XT[f]
+    for g in range(p):
+        row = srt[g]
+        k = 0
+        lo = 0.0
+        for i in range(n):
+            if (col[row[i]] <= v) == left:
+                k += 1
+                if k == m:
+                    lo = XT[g, row[i]]
+                    break
+        k = 0
+        for i in range(n - 1, -1, -1):
+            if (col[row[i]] <= v) == left:
+                k += 1
+                if k == m:
+                    if lo < XT[g, row[i]]:
+                        return True
+                    break
+    return False
+
+
+@kernel
+def _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d, heat, ptab, S):
+    """I_0(N_s, d) + I_0(N_s', d) of each of the S valid splits s of the node, in
+    _splits' order, as _log_inside adds them (to the bit), without building the
+    children: class counts swept along each feature's order, and whether a child
+    has a split read from the split feature's order when it can be."""
+    p, n = srt.shape
+    C = alpha.shape[0]
+    pd = _split_prob(ptab, d)
+    stop = math.log1p(-pd) if pd < 1 else -np.inf
+    total = np.zeros(C, dtype=np.int64)
+    for i in range(n):
+        total[y[srt[0, i]]] += 1
+    cl = np.empty(C, dtype=np.int64)
+    cr = np.empty(C, dtype=np.int64)
+    out = np.empty(S, dtype=np.float64)
+    k = 0
+    for f in range(p):
+        col = XT[f]
+        row = srt[f]
+        cl[:] = 0
+        for i in range(n - m):
+            cl[y[row[i]]] += 1
+            if i < m - 1:
+                continue
+            v = col[row[i]]
+            if not v < col[row[i + 1]]:
+                continue
+            nl = i + 1
+            nr = n - nl
+            t = heat * _counts_score(cl, nl, alpha, asum, aconst)
+            if pd > 0 and (nl >= 2 * m and col[row[m - 1]] < col[row[nl - m]]
+                           or _side_has_split(srt, XT, m, f, v, True, nl)):
+                t = stop + t if pd < 1 else -np.inf
+            if t > -np.inf:
+                for c in range(C):
+                    cr[c] = total[c] - cl[c]
+                r = heat * _counts_score(cr, nr, alpha, asum, aconst)
+                if pd > 0 and (nr >= 2 * m and col[row[nl + m - 1]] < col[row[n - m]]
+                               or _side_has_split(srt, XT, m, f, v, False, nr)):
+                    r = stop + r if pd < 1 else -np.inf
+                t += r
+            out[k] = t
+            k += 1
+    return out
+
+
+@kernel
 def _logaddexp(a, b):
     if a == -np.inf:
         return b
@@ -126,13 +211,19 @@ def _log_inside(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab):
     if S == 0 or pd <= 0:
         return leaf
     acc = -np.inf
-    for s in range(S):
-        left, right = _partition(srt, XT, fs[s], vs[s])
-        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab)
-        if t > -np.inf:
-            t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
-                             ptab)
-        acc = _logaddexp(acc, t)
+    if h == 1:
+        pairs = _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d + 1, heat, ptab, S)
+        for s in range(S):
+            acc = _logaddexp(acc, pairs[s])
+    else:
+        for s in range(S):
+            left, right = _partition(srt, XT, fs[s], vs[s])
+            t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
+                            ptab)
+            if t > -np.inf:
+                t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1,
+                                 heat, ptab)
+            acc = _logaddexp(acc, t)
     split = math.log(pd) - math.log(S) + acc
     stop = math.log1p(-pd) + leaf if pd < 1 else -np.inf
     return _logaddexp(stop, split)
@@ -161,13 +252,19 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
     terms = np.empty(S + 1, dtype=np.float64)
     terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
     base = math.log(pd) - math.log(S)
-    for s in range(S):
-        left, right = _partition(srt, XT, fs[s], vs[s])
-        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab)
-        if t > -np.inf:
-            t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
-                             ptab)
-        terms[s] = base + t
+    if h == 1:
+        pairs = _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d + 1, heat, ptab, S)
+        for s in range(S):
+            terms[s] = base + pairs[s]
+    else:
+        for s in range(S):
+            left, right = _partition(srt, XT, fs[s], vs[s])
+            t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
+                            ptab)
+            if t > -np.inf:
+                t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1,
+                                 heat, ptab)
+            terms[s] = base + t
     hi = terms.max()
     w = np.exp(terms - hi)
     u = rng.random() * w.sum()

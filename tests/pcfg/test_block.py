@@ -129,3 +129,32 @@ def test_the_kernels_compile_into_an_empty_cache_in_another_process(tmp_path):
     assert r.returncode == 0, r.stderr
     assert {p.name.split("-")[0] for p in tmp_path.rglob("_block.*.nbi")} >= {
         "_block._sample", "_block._log_inside", "_block._sorted_rows"}
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+@pytest.mark.parametrize("pd", [0.0, 0.4, 1.0])
+def test_leaf_pairs_equal_the_children_built_one_by_one(m, pd):
+    """The depth-1 sweep gives each split's two leaf scores to the bit as building both
+    children and scoring them (the recursion it replaces at h == 1): ties, constant
+    features and children too small to split included."""
+    rng = np.random.default_rng(m)
+    for trial in range(20):
+        n, p, C = int(rng.integers(2, 40)), int(rng.integers(1, 5)), 3
+        XT = rng.integers(0, 4, size=(p, n)).astype(np.float64)
+        if trial % 5 == 0:
+            XT[0] = 1.0                                    # a constant feature
+        y = rng.integers(0, C, size=n).astype(np.int64)
+        alpha = rng.uniform(0.5, 2.0, size=C)
+        asum = float(alpha.sum())
+        aconst = math.lgamma(asum) - sum(math.lgamma(a) for a in alpha)
+        srt = np.stack([np.argsort(XT[f], kind="stable") for f in range(p)]).astype(np.int32)
+        ptab = np.array([0.7, pd, pd])
+        fs, vs = K._splits(srt, XT, m)
+        got = K._leaf_pairs(srt, XT, y, alpha, asum, aconst, m, 1, 0.8, ptab, len(fs))
+        for s in range(len(fs)):
+            left, right = K._partition(srt, XT, fs[s], vs[s])
+            want = K._log_inside(left, XT, y, alpha, asum, aconst, m, 1, 0, 0.8, ptab)
+            if want > -np.inf:
+                want += K._log_inside(right, XT, y, alpha, asum, aconst, m, 1, 0, 0.8,
+                                      ptab)
+            assert got[s] == want
