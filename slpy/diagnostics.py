@@ -25,6 +25,11 @@ ArviZ. Only numpy and SciPy are needed.
 
 A chain stuck at one value while another is elsewhere gives R-hat = inf; draws that are
 all equal give nan (nothing to compare).
+
+One chain: ESS as ArviZ's. ArviZ gives no R-hat (nan) and neither does ``rhat(x)``;
+``rhat(x, min_chains=1)`` compares the chain's two halves, as the split R-hat of Stan
+(posterior::rhat, stansummary) does: a chain that drifts shows, one stuck in one mode
+of several does not.
 """
 from __future__ import annotations
 
@@ -85,10 +90,11 @@ def _rhat_classic(a: np.ndarray) -> float:
         return float(np.sqrt((b / w + n - 1) / n))
 
 
-def rhat(x: np.ndarray) -> float:
-    """Rank-normalised split R-hat of draws x[chain, draw] (nan with fewer than 2
-    chains or 4 draws, or non-finite draws)."""
-    a = _as_chains(x, 2)
+def rhat(x: np.ndarray, min_chains: int = 2) -> float:
+    """Rank-normalised split R-hat of draws x[chain, draw] (nan with fewer than
+    `min_chains` chains or 4 draws, or non-finite draws; min_chains=1: one chain's
+    halves are compared)."""
+    a = _as_chains(x, min_chains)
     if a is None:
         return math.nan
     s = _split(a)
@@ -117,8 +123,13 @@ def _ess_raw(a: np.ndarray) -> float:
     if m > 1:
         var_plus += np.var(a.mean(axis=1), ddof=1)
 
+    # every lag's mean over the chains at once (a np.mean a lag was most of the time);
+    # each row summed as np.mean sums a column, so the figures stay the same to the bit
+    lag_mean = np.ascontiguousarray(acov.T).mean(axis=1)
+    rhos = (1.0 - (mean_var - lag_mean) / var_plus).tolist()
+
     def rho(t):
-        return 1.0 - (mean_var - np.mean(acov[:, t])) / var_plus
+        return rhos[t]
 
     r = np.zeros(n)
     r[0], r[1] = 1.0, rho(1)
@@ -166,8 +177,9 @@ def ess_tail(x: np.ndarray) -> float:
                for q in (0.05, 0.95))
 
 
-def trace_diagnostics(traces: dict) -> dict:
-    """R-hat, bulk and tail ESS of each named trace {name: array (n_chains, n_draws)}.
+def trace_diagnostics(traces: dict, min_chains: int = 2) -> dict:
+    """R-hat, bulk and tail ESS of each named trace {name: array (n_chains, n_draws)}
+    (R-hat with at least `min_chains` chains: rhat()).
 
     Returns {name: {"rhat": float | None, "ess_bulk": ..., "ess_tail": ...}} (None for
     nan or inf, which JSON cannot hold) and "rhat_warning": the names whose R-hat is
@@ -176,7 +188,7 @@ def trace_diagnostics(traces: dict) -> dict:
     out: dict = {}
     warn = []
     for name, x in traces.items():
-        r, e, t = rhat(x), ess(x), ess_tail(x)
+        r, e, t = rhat(x, min_chains), ess(x), ess_tail(x)
         if r > RHAT_LIMIT:            # False for nan, True for inf
             warn.append(name)
         out[name] = {"rhat": round(r, 6) if math.isfinite(r) else None,

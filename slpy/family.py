@@ -104,6 +104,12 @@ class ModelFamily:
         Visit; `models`: key -> describe() for the keys it has."""
         return None
 
+    def true_class_probs(self, cfg: dict, keys) -> "np.ndarray | None":
+        """Each model's (by key) predicted probability of each test row's true class, a
+        [models, rows] array, for the convergence of the predictions; None when the
+        family cannot rebuild a model from its key outside the chain's process."""
+        return None
+
     def predict_run(self, run, test_csv, data_path):
         """`slpy predict` of a run of this family (a slpy.report.rundir.Run) on the
         rows of the CSV file test_csv, the training data read again from data_path:

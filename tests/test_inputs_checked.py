@@ -378,7 +378,7 @@ def test_a_cold_kernel_cache_is_said_once(monkeypatch, tmp_path):
 
 
 def test_batch_means_error_of_independent_draws():
-    from slpy.mcmc.summary import _mcse
+    from slpy.mcmc.summary import pooled_mcse as _mcse
     rng = np.random.default_rng(1)
     x = (rng.random(40000) < 0.1).astype(float)
     assert _mcse([x]) == pytest.approx(np.sqrt(0.1 * 0.9 / 40000), rel=0.15)
@@ -390,7 +390,7 @@ def test_batch_means_error_of_independent_draws():
 
 def test_batch_means_error_of_a_sticky_chain_agrees_with_arviz():
     az = pytest.importorskip("arviz")
-    from slpy.mcmc.summary import _mcse
+    from slpy.mcmc.summary import pooled_mcse as _mcse
     rng = np.random.default_rng(2)
     x = np.zeros(20000)
     for i in range(1, x.size):     # a chain that stays at a model for ~20 draws

@@ -20,6 +20,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import convergence as _convergence, fitting, io as _io
 
 
+# prediction_convergence's draws of a block of rows: at most this many numbers
+_PREDICTION_BLOCK = 1 << 22
+
+
 # ---- predicates of the parameter table ----------------------------------------------------
 
 def _int(lo, hi=None):
@@ -307,6 +311,86 @@ class BayesianTreeBase(BaseEstimator):
     def _check_X(self, X) -> np.ndarray:
         check_is_fitted(self)
         return self._validate(X)[0]
+
+    def _tree_prediction(self, tree, X) -> np.ndarray:
+        """One tree's prediction of the rows of X [n_samples, n_outputs], the posterior
+        predictive's term for that tree."""
+        raise NotImplementedError
+
+    @property
+    def trees_mcse_(self) -> np.ndarray | None:
+        """The Monte Carlo standard error of each weight of trees_ [len(trees_)], as
+        ``slpy run``'s summary gives it for a top model's posterior probability (batch
+        means within each chain); nan where a chain has fewer than 4 draws. None for
+        method='exact', whose weights have no Monte Carlo error. Computed from trace_
+        when read."""
+        check_is_fitted(self)
+        if self.trace_ is None:
+            return None
+        cached = self.__dict__.get("_mcse_cache")
+        if cached is None or cached[0] is not self.trace_:
+            cached = self._mcse_cache = (self.trace_, _convergence.weight_mcse(
+                self.trace_, len(self.trees_)))
+        return cached[1].copy()        # (the caller's to change)
+
+    def prediction_convergence(self, X) -> dict | None:
+        """Whether the chains agree on the prediction of each row of X: rank-normalised
+        split R-hat, bulk and tail ESS (slpy.diagnostics, as in convergence_; ArviZ's
+        defaults) of the per-draw prediction, the kept draws' trees' predicted class
+        probabilities (the classifier) or means (the regressor), chains cut to one
+        length (predict_proba and predict average every kept draw's).
+
+        Returns a dict: "rhat", "ess_bulk", "ess_tail" arrays [n_samples, n_classes]
+        (classifier, columns in classes_ order) or [n_samples] (regressor), nan where
+        undefined (one chain; a row every draw predicts alike) and inf for chains
+        stuck apart; "rhat_warning" (the rows with an R-hat above 1.01); "worst"
+        (per figure, {"row", "class" (classifier), "value"} of the highest R-hat and
+        the lowest ESS, or None); "chains", "draws" (a chain), "checked",
+        "converged" and "verdict" (by target_rhat and target_ess, as convergence_).
+        None for method='exact'.
+
+        ``until_converged`` does not read these figures (only convergence_'s): the rows
+        that matter are known only here. When "converged" is False, fit again with a larger
+        n_iter (or n_chains)."""
+        X = self._check_X(X)
+        trace = self.trace_
+        if trace is None:
+            return None
+        from ..diagnostics import equal_length
+        ids = np.unique(trace["chain"])
+        drawn = equal_length([trace["tree"][trace["chain"] == i] for i in ids]) \
+            .astype(np.int64)
+        used, at = np.unique(drawn, return_inverse=True)
+        at = at.reshape(drawn.shape)
+        classes = self.classes_.tolist() if self._task == "classification" else None
+        n_out = 1 if classes is None else len(classes)
+        # rows a block, so a block's draws stay near _PREDICTION_BLOCK numbers
+        step = max(1, _PREDICTION_BLOCK // (drawn.size * n_out))
+        diag: dict = {"rhat_warning": []}
+        for a in range(0, X.shape[0], step):
+            rows = X[a:a + step]
+            per_tree = np.stack([self._tree_prediction(self.trees_[j][0], rows)
+                                 for j in used])
+            got = _convergence.prediction_figures(per_tree[at], start=a)
+            diag["rhat_warning"] += got.pop("rhat_warning")
+            diag.update(got)
+        if classes is None:
+            def label(i, c):
+                return f"the prediction at row {i}"
+        else:
+            def label(i, c):
+                return f"P({classes[c]}) at row {i}"
+        conv = _convergence.diagnose_predictions(
+            diag, (X.shape[0], n_out), len(ids), drawn.shape[1], self.target_rhat,
+            self.target_ess, label)
+        for s, w in conv["worst"].items():
+            if w is not None:
+                c = w.pop("output")
+                conv["worst"][s] = w if classes is None else \
+                    {"row": w["row"], "class": classes[c], "value": w["value"]}
+        if classes is None:
+            conv.update({s: conv[s][:, 0] for s in ("rhat", "ess_bulk", "ess_tail")})
+        return conv
 
     def _exact_posterior(self):
         """The exact posterior (rebuilt from the training data after unpickling or

@@ -93,9 +93,13 @@ class BayesianTreeClassifier(ClassifierMixin, ClassifierInterpretMixin, Bayesian
         out = np.zeros((X.shape[0], len(self.classes_)))
         total = 0.0
         for tree, w in self.trees_:
-            out += w * tree.predict_proba(X)
+            out += w * self._tree_prediction(tree, X)
             total += w
         return out / total
+
+    def _tree_prediction(self, tree, X) -> np.ndarray:
+        """The leaves' posterior mean class probabilities [n_samples, n_classes]."""
+        return tree.predict_proba(X)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each row under the posterior predictive."""

@@ -7,14 +7,23 @@ slpy.diagnostics over the chains cut to one length), computed from ``trace_``;
 not converged and within the budget, fit again from the start with twice the
 iterations, the same seed and the first round's burn-in, so a fit that stops at N
 iterations equals a plain fit of N iterations with that burn-in.
+
+The predictions have the same figures (``prediction_convergence(X)``: each row's
+per-draw predicted probability or mean over the chains) and the trees' weights their
+Monte Carlo standard errors (``trees_mcse_``, as ``slpy run``'s summary has them).
+``until_converged`` does not read the predictions: which rows matter is the user's to
+say, at prediction time, and reading them would change the rounds of existing fits.
 """
 from __future__ import annotations
 
+import math
 import time
 
+import numpy as np
 from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 
-__all__ = ["ConvergenceWarning", "TRACES", "diagnose", "fit_rounds"]
+__all__ = ["ConvergenceWarning", "TRACES", "diagnose", "fit_rounds", "weight_mcse",
+           "prediction_figures", "diagnose_predictions"]
 
 # the traced quantities the verdict reads: (trace_ column, label)
 TRACES = (("log_lik", "log-lik"), ("leaves", "leaves"), ("depth", "depth"))
@@ -80,3 +89,66 @@ def fit_rounds(fit_round, n_iter: int, n_chains: int, *, until: bool, rhat: floa
         n = nxt
     return result, dict(conv, rounds=rounds, stopped_by=stop)
 
+
+def weight_mcse(trace: dict, n_trees: int) -> np.ndarray:
+    """trees_mcse_: the Monte Carlo standard error of each tree's weight [n_trees],
+    computed as ``slpy run``'s summary computes a top model's (batch means of the
+    indicator of the tree in each chain, pooled as the weights pool the chains; rounded
+    as there); nan where a chain has fewer than 4 draws."""
+    from ..mcmc.summary import pooled_mcse      # the summary's own, so the two agree
+    chain = trace["chain"]
+    chains = [trace["tree"][chain == i] for i in np.unique(chain)]
+    out = np.full(int(n_trees), math.nan)
+    for k in range(int(n_trees)):
+        se = pooled_mcse([(c == k).astype(np.float64) for c in chains])
+        if se is not None:
+            out[k] = round(se, 6)
+    return out
+
+
+def prediction_figures(draws: np.ndarray, start: int = 0) -> dict:
+    """slpy.diagnostics.trace_diagnostics of draws[chain, draw, row, output], keyed
+    (start + row, output)."""
+    from ..diagnostics import trace_diagnostics
+    _, _, n_rows, n_out = draws.shape
+    return trace_diagnostics({(start + i, c): draws[:, :, i, c]
+                              for i in range(n_rows) for c in range(n_out)})
+
+
+def diagnose_predictions(diag: dict, shape: tuple, n_chains: int, draws: int,
+                         rhat: float, ess: float, label) -> dict:
+    """prediction_convergence's dict from prediction_figures' (merged over the rows):
+    "rhat", "ess_bulk", "ess_tail" as arrays of `shape` [rows, outputs] (nan where
+    undefined, inf for an infinite R-hat), "rhat_warning" (the rows with an R-hat
+    above 1.01), "worst" (per figure, the row and output furthest from the criterion),
+    "chains", "draws", "checked", "converged" and "verdict" (diagnose's rule and line;
+    label(row, output) names a prediction in it)."""
+    from ..mcmc.convergence import Criterion, verdict
+    keys = [(i, c) for i in range(shape[0]) for c in range(shape[1])]
+    warned = set(diag["rhat_warning"])
+    out = {}
+    for s in ("rhat", "ess_bulk", "ess_tail"):
+        a = np.array([math.nan if diag[k][s] is None else diag[k][s] for k in keys])
+        if s == "rhat":
+            a[np.array([diag[k][s] is None and k in warned for k in keys],
+                       dtype=bool)] = math.inf
+        out[s] = a.reshape(shape)
+    worst = {}
+    for s in ("rhat", "ess_bulk", "ess_tail"):
+        a = out[s]
+        if np.isnan(a).all():
+            worst[s] = None
+            continue
+        # nan (undefined) is never the worst
+        high = s == "rhat"
+        j = np.where(np.isnan(a), -math.inf if high else math.inf, a)
+        i, c = np.unravel_index(int(np.argmax(j) if high else np.argmin(j)), shape)
+        worst[s] = {"row": int(i), "output": int(c), "value": float(a[i, c])}
+    checked = n_chains >= 2 and draws >= 4
+    labels = [(k, label(*k)) for k in keys]
+    # (a set: verdict asks of every key whether it is warned of)
+    ok, line = verdict(dict(diag, rhat_warning=warned) if checked else None, labels,
+                       Criterion(float(rhat), float(ess)), n_chains)
+    return dict(out, rhat_warning=sorted({i for i, _ in warned}), worst=worst,
+                chains=int(n_chains), draws=int(draws), checked=checked,
+                converged=bool(ok), verdict=line)

@@ -91,14 +91,18 @@ class BayesianTreeRegressor(RegressorMixin, RegressorInterpretMixin, BayesianTre
     def predict(self, X) -> np.ndarray:
         """Posterior predictive mean of y for each row of X."""
         X = self._check_X(X)
-        a, mu_bar = self._normal["a"], self._normal["mu_bar"]
         out = np.zeros(X.shape[0])
         total = 0.0
         for tree, w in self.trees_:
-            stats = _node_stats(tree)[tree.apply(X)]
-            out += w * (stats[:, 1] + a * mu_bar) / (stats[:, 0] + a)
+            out += w * self._tree_prediction(tree, X)[:, 0]
             total += w
         return out / total
+
+    def _tree_prediction(self, tree, X) -> np.ndarray:
+        """The leaves' posterior means [n_samples, 1]."""
+        a, mu_bar = self._normal["a"], self._normal["mu_bar"]
+        stats = _node_stats(tree)[tree.apply(X)]
+        return ((stats[:, 1] + a * mu_bar) / (stats[:, 0] + a))[:, None]
 
 
 def _node_stats(tree) -> np.ndarray:

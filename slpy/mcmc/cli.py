@@ -235,6 +235,9 @@ def run_cmd(prior, data, test, holdout, split_seed, target, missing, categorical
             raise click.UsageError("--max-iterations and --max-time are budgets of "
                                    "--until-converged: give it too")
         if method == "smc":
+            if require_converged:     # no chains to compare: the verdict is MCMC's
+                raise click.UsageError("--require-converged is for --method mcmc (SMC "
+                                       "islands have no convergence verdict)")
             cfg.update(method=method, particles=particles, smc_steps=smc_steps)
         # the network settings only where given, so a tree run's config.json is as it was
         cfg.update({k: v for k, v in (("family", family), ("count", count_col),

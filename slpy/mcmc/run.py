@@ -205,10 +205,14 @@ def _write_outputs(rd, cfg, outs, summary, text, train, test):
         rd.write_predictions(classes, np.mean(preds, axis=0), getattr(test, "y", None))
     for o in outs:
         rd.write_chain_models(o.index, o.visits)
-        if o.index == 0 and o.drawn:
-            # chain 0's most visited model over the run, among its own top models
-            top = max(o.drawn, key=lambda key: merged[key]["count"])
-            rd.write_model(family.folder, "top", o.drawn[top])
+    if rows and any(o.drawn for o in outs):
+        # the run's most visited model (models.csv's rank 1): a chain's drawing of it,
+        # else drawn again from its key (no chain had it among its own top models)
+        key = rows[0]["model"]
+        top = next((o.drawn[key] for o in outs if key in o.drawn), None)
+        if top is None:
+            top = family.describe(build_model(cfg, train).scorer, train, key)
+        rd.write_model(family.folder, "top", top)
     best = max(outs, key=lambda o: o.best_log_lik)
     if best.best_drawn is not None:
         rd.write_model(family.folder, "best", best.best_drawn)

@@ -27,9 +27,10 @@ TIED_MCSE = 2.0
 
 def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     """The summary dict and text of the chains' outputs (the text without timings:
-    same seed, same bytes; timing_line() has them). With several chains, R-hat and
-    bulk ESS of the log-likelihood and the family's traced integers (leaves and depth
-    for trees; slpy.diagnostics), and a warning line when an R-hat is above 1.01.
+    same seed, same bytes; timing_line() has them). R-hat, bulk and tail ESS of the
+    log-likelihood and the family's traced integers (leaves and depth for trees;
+    slpy.diagnostics) over the chains (one MCMC chain: its halves), of the trees'
+    predictions of the test rows, and the convergence verdict of MCMC runs.
     `dropped`: rows left out for a missing value, by input; `y_test`: the test rows'
     classes (for the accuracy of the chains' predictions)."""
     family = family_of(cfg)
@@ -71,7 +72,8 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     summary.update(extra)
     extra_lines = extra_lines + _family_mcse(family, outs, extra, summary)
     traces = (("log_lik", "log-lik"),) + tuple((n, n) for n in family.stats)
-    conv = _convergence(outs, traces) if len(outs) > 1 else None
+    # one Markov chain is checked by its two halves; one SMC island's particles are no chain
+    conv = _convergence(outs, traces) if len(outs) > 1 or _mcmc(outs) else None
     if conv is not None:
         summary["chain_acceptance_rates"] = [
             o.accepted / o.iterations if o.iterations else None for o in outs]
@@ -79,12 +81,21 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     preds = [o.predictions for o in outs if o.predictions is not None]
     if preds and y_test is not None:
         summary.update(accuracy_figures(np.mean(preds, axis=0), y_test))
+    checked = traces
+    if conv is not None and _mcmc(outs) and preds and y_test is not None:
+        pred_conv, warned = _prediction_convergence(cfg, family, outs, conv["draws"])
+        if pred_conv is not None:
+            conv["predictions"] = pred_conv
+            if warned:
+                conv["rhat_warning"].append("predictions")
+            checked = traces + (("predictions", "predictions"),)
     if len(preds) > 1:
         spread = np.ptp(np.stack(preds), axis=0)      # rows x classes
         summary["prediction_spread"] = {"mean": round(float(spread.mean()), 6),
                                         "max": round(float(spread.max()), 6)}
     if _mcmc(outs):
-        ok, verdict_line = verdict(conv, traces, criterion_of(cfg), len(outs))
+        # one chain's conv is None only for too few draws: say that, not "one chain"
+        ok, verdict_line = verdict(conv, checked, criterion_of(cfg), max(2, len(outs)))
         summary["converged"] = ok
     lines = [f"slpy run: {cfg['prior']} on {cfg['data']}",
              f"{iters} iterations, {len(outs)} chain(s)"
@@ -98,7 +109,7 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
         sp = summary["prediction_spread"]
         lines.append(f"the chains' predicted probabilities differ by {sp['mean']:.4f} on "
                      f"average, {sp['max']:.4f} at most")
-    if _mcmc(outs) and conv is not None:      # one chain: summary.json says converged false
+    if _mcmc(outs):
         lines.append(verdict_line)
     if len(summary["moves"]) > 1:
         lines.append("acceptance by move " + ", ".join(
@@ -158,7 +169,8 @@ def _move_rates(outs) -> dict:
 
 def _convergence(outs, traces):
     """R-hat and bulk ESS of the chains' traces as the run directory holds them
-    (log-likelihoods to 10 decimals; chains cut to the shortest)."""
+    (log-likelihoods to 10 decimals; chains cut to the shortest). One chain: the R-hat
+    of its two halves (Stan's split R-hat; slpy.diagnostics)."""
     from ..diagnostics import trace_diagnostics, equal_length
     n = min(o.kept for o in outs)
     if n < 4:
@@ -166,18 +178,65 @@ def _convergence(outs, traces):
     columns = {"log_lik": [[round(x, 10) for x in o.trace.log_lik.tolist()] for o in outs]}
     for k, _ in traces[1:]:
         columns[k] = [o.trace.stats[k] for o in outs]
-    diag = trace_diagnostics({k: equal_length(v) for k, v in columns.items()})
+    diag = trace_diagnostics({k: equal_length(v) for k, v in columns.items()}, min_chains=1)
     return {"chains": len(outs), "draws": n, **diag}
 
 
+def _prediction_convergence(cfg, family, outs, n):
+    """({"rhat", "ess_bulk", "ess_tail", "rows"}, whether an R-hat is above 1.01)
+    of the test rows' predictions: per row, the trace over each chain's first n kept
+    draws of the probability the drawn model gives the row's true class (its pointwise
+    predictive likelihood, whose log ArviZ's elpd sums; R-hat and ESS are the same for
+    the log), and of those the largest R-hat and the smallest ESS. (None, False) when
+    the family cannot rebuild its models (ModelFamily.true_class_probs)."""
+    from ..diagnostics import trace_diagnostics
+    index = {}
+    for o in outs:          # each model once, however many chains visit it
+        for key in o.visits:
+            index.setdefault(key, len(index))
+    p = family.true_class_probs(cfg, list(index))            # models x rows
+    if p is None:
+        return None, False
+    draws = []
+    for o in outs:
+        at = np.zeros(max((v.id for v in o.visits.values()), default=-1) + 1, np.int64)
+        for key, v in o.visits.items():
+            at[v.id] = index[key]
+        draws.append(at[o.trace.model[:n]])
+    # rows that every model predicts alike share a trace (or have none that varies):
+    # each distinct trace is diagnosed once
+    cols = np.unique(p[:, np.ptp(p, axis=0) > 0], axis=1)
+    x = np.stack([cols[d] for d in draws])                # chains x draws x traces
+    diag = trace_diagnostics({j: x[:, :, j] for j in range(x.shape[2])}, min_chains=1)
+    warned = diag.pop("rhat_warning")                     # R-hat > 1.01, inf included
+    inf = any(diag[j]["rhat"] is None for j in warned)
+
+    def worst(k, pick):
+        return pick((d[k] for d in diag.values() if d[k] is not None), default=None)
+    return ({"rhat": None if inf else worst("rhat", max),
+             "ess_bulk": worst("ess_bulk", min), "ess_tail": worst("ess_tail", min),
+             "rows": p.shape[1]}, bool(warned))
+
+
+def _fmt(x, spec, inf=False):
+    """A figure of summary.json (None: nan, or inf when its name is warned of)."""
+    return ("inf" if inf else "n/a") if x is None else format(x, spec)
+
+
 def _convergence_lines(conv, traces):
-    def fmt(x, spec, inf=False):   # None: nan, or inf when the name is in the warning
-        return ("inf" if inf else "n/a") if x is None else format(x, spec)
-    return [f"R-hat (bulk, tail ESS) over {conv['chains']} chains of {conv['draws']} "
-            f"draws: " + ", ".join(
-                f"{label} {fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
-                f"({fmt(conv[k]['ess_bulk'], '.0f')}, {fmt(conv[k].get('ess_tail'), '.0f')})"
-                for k, label in traces)]
+    of = (f"{conv['chains']} chains" if conv["chains"] > 1
+          else "1 chain (its two halves)")
+    lines = [f"R-hat (bulk, tail ESS) over {of} of {conv['draws']} draws: " + ", ".join(
+        f"{label} {_fmt(conv[k]['rhat'], '.3f', k in conv['rhat_warning'])} "
+        f"({_fmt(conv[k]['ess_bulk'], '.0f')}, {_fmt(conv[k].get('ess_tail'), '.0f')})"
+        for k, label in traces)]
+    p = conv.get("predictions")
+    if p is not None:
+        lines.append(f"R-hat (bulk, tail ESS) of the predicted probability of each test "
+                     f"row's class, the worst of {p['rows']} rows: "
+                     f"{_fmt(p['rhat'], '.3f', 'predictions' in conv['rhat_warning'])} "
+                     f"({_fmt(p['ess_bulk'], '.0f')}, {_fmt(p['ess_tail'], '.0f')})")
+    return lines
 
 
 def _family_mcse(family, outs, extra, summary) -> list:
@@ -239,7 +298,7 @@ def _series(outs, key, other=None) -> list:
     return out
 
 
-def _mcse(series) -> float | None:
+def pooled_mcse(series) -> float | None:
     """The Monte Carlo standard error of the mean of the chains' series pooled as the
     visit counts pool them: sqrt(sum_c (n_c / N)^2 var_c), var_c each chain's batch
     means variance (independent chains)."""
@@ -264,12 +323,19 @@ def _mcmc(outs) -> bool:
 
 def _model_mcse(outs, keys) -> list:
     """The MCSE of each model's estimated posterior probability (rounded, so that
-    summary.json reads the same in every process); None for SMC."""
+    summary.json reads the same in every process). SMC: the islands' estimates'
+    standard deviation over sqrt(islands) (independent islands of equal size; batch
+    means of one island's particles would measure nothing); None for one island."""
     if not _mcmc(outs):
-        return [None] * len(keys)
+        if len(outs) < 2 or not all(o.kept for o in outs):
+            return [None] * len(keys)
+        est = np.array([[o.visits[k].count / o.kept if k in o.visits else 0.0
+                         for k in keys] for o in outs])
+        se = est.std(axis=0, ddof=1) / math.sqrt(len(outs))
+        return [round(float(e), 6) for e in se]
     out = []
     for k in keys:
-        se = _mcse(_series(outs, k))
+        se = pooled_mcse(_series(outs, k))
         out.append(None if se is None else round(se, 6))
     return out
 
@@ -282,7 +348,7 @@ def _tied_lines(outs, keys) -> list:
     tied = []
     for i in range(len(keys) - 1):
         d = _series(outs, keys[i], keys[i + 1])
-        se = _mcse(d)
+        se = pooled_mcse(d)
         diff = abs(sum(float(x.sum()) for x in d)) / max(1, sum(x.size for x in d))
         tied.append(se is None or diff < TIED_MCSE * se)
     groups, start = [], None

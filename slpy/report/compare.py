@@ -30,28 +30,29 @@ TRACES = (("log_lik", "log-likelihood"), ("leaves", "leaves"), ("depth", "depth"
 EXACT = "exact posterior"       # the label of the exact back end's column
 
 
-def _diag(chains, traces=TRACES) -> dict | None:
+def _diag(chains, traces=TRACES, min_chains=2) -> dict | None:
     chains = [c for c in chains if c.n]
     n = min((c.n for c in chains), default=0)
-    if len(chains) < 2 or n < 4:
+    if len(chains) < min_chains or n < 4:
         return None
     d = trace_diagnostics({k: equal_length([getattr(c, k) for c in chains])
-                           for k, _ in traces})
+                           for k, _ in traces}, min_chains=min_chains)
     return {"chains": len(chains), "draws": n, **d}
 
 
 def convergence(runs, traces=TRACES) -> dict:
-    """{"runs": [per MCMC run: label, R-hat/ESS (None with one chain), the verdict
+    """{"runs": [per MCMC run: label, R-hat/ESS (one chain: of its halves), the verdict
     (converged, its line) under the run's --target-rhat/--target-ess, acceptance rate
     per chain, swap rates], "pooled": R-hat/ESS over every chain of every run (None
-    with one run)}. `traces`: (key, name) of the traces diagnosed."""
+    with one run)}. `traces`: (key, name) of the traces diagnosed. SMC runs are left
+    out: an island's particles are not a chain, and R-hat over them says nothing."""
     from ..mcmc.convergence import criterion_of, verdict
     out = []
-    mcmc = [r for r in runs if r.kind == "mcmc"]
+    mcmc = [r for r in runs if r.kind == "mcmc" and not r.smc]
     for r in mcmc:
         swaps = r.summary.get("swap_rates") or {}
-        diag = _diag(r.chains, traces)
-        ok, line = verdict(diag, traces, criterion_of(r.config), len(r.chains))
+        diag = _diag(r.chains, traces, min_chains=1)     # one chain: its halves, as
+        ok, line = verdict(diag, traces, criterion_of(r.config), 2)     # slpy run's
         out.append({"run": r.label, "path": str(r.path),
                     "diagnostics": diag, "converged": ok, "verdict": line,
                     "acceptance": [c.acceptance_rate for c in r.chains],
@@ -73,7 +74,8 @@ def same_posterior(runs) -> bool:
 
 def comparison_units(runs) -> list:
     """What the seed comparisons compare: the runs, or, when there is one MCMC run with
-    several chains, its chains (as runs of one chain each, labelled "chain I")."""
+    several chains, its chains (as runs of one chain each, labelled "chain I", or
+    "island I" under SMC)."""
     from dataclasses import replace
     mcmc = [r for r in runs if r.kind == "mcmc"]
     if len(mcmc) != 1 or len(mcmc[0].chains) < 2:
@@ -87,7 +89,8 @@ def comparison_units(runs) -> list:
                           "model": m, "count": n, "prob": n / kept} for m, n in c.models),
                         key=lambda m: (-m["prob"], m["model"]))
         units.append(replace(run, chains=[c], models=models, predictions=None,
-                             predictions_exact=None, trees={}, name=f"chain {c.index}"))
+                             predictions_exact=None, trees={},
+                             name=f"{'island' if run.smc else 'chain'} {c.index}"))
     return [r for r in runs if r.kind != "mcmc"] + units
 
 

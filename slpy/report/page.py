@@ -30,8 +30,8 @@ from .generic import family_report
 from .interpret import interpretation_section
 from .predict import load_run_data
 from .rundir import load_run
-from .sections import (convergence_section, fmt, runs_section, trace_section,
-                       unique_labels)
+from .sections import (chain_runs, convergence_section, evidence_section, fmt,
+                       runs_section, trace_section, unique_labels)
 
 __all__ = ["make_report"]
 
@@ -45,14 +45,42 @@ def _top_section(table, drawings) -> list[str]:
     rows, keys = [], []
     for k, row in enumerate(table["rows"], 1):
         rows.append([f"T{k}", fmt(row["leaves"], ".0f"), fmt(row["log_lik"], ".3f")]
-                    + [fmt(p, ".5f") if p is not None else "-" for p in row["probs"]])
+                    + [_prob(p, se) for p, se in zip(row["probs"], row["mcse"])])
         keys.append(f"- T{k}: {md_code(row['model'])}")
     return (["## Top trees per run", "",
              "Estimated posterior probability of each run's most probable trees, side by "
-             "side (paper 002, Tables 2-5; the chains of a single run are compared as "
-             "runs): 0 is a tree the run never visited, - one the run does not list.", ""]
+             "side (paper 002, Tables 2-5; the chains, or SMC islands, of a single run "
+             "are compared as runs, beside the run's own estimate): 0 is a tree the run "
+             "never visited, - one the run does not list. A run's estimates of its --top "
+             "most probable trees have the Monte Carlo standard error (MCSE) of its "
+             "summary.json, as summary.txt prints it.", ""]
             + _table(head, rows) + [""] + drawings
             + ["Their model terms, as models.csv writes them:", ""] + keys)
+
+
+def _prob(p, se) -> str:
+    if p is None:
+        return "-"
+    return fmt(p, ".5f") + (f" (MCSE {se:.4f})" if se is not None else "")
+
+
+def _with_mcse(table, runs, units) -> None:
+    """Each row's MCSE per column (row["mcse"]: summary.json's, None where it has
+    none). When the columns are one run's chains, the run's own estimate (its chains
+    pooled, as models.csv has it) becomes a column after theirs: the MCSE are of it."""
+    ses = [u.model_mcse() if any(u is r for r in runs) else {} for u in units]
+    split = next((r for r in runs if not any(r is u for u in units)), None)
+    if split is not None:
+        at = len(units)
+        table["labels"].insert(at, f"{split.label}, {'islands' if split.smc else 'chains'}"
+                                   f" pooled")
+        probs = split.model_probs()
+        for row in table["rows"]:
+            row["probs"].insert(at, probs.get(row["model"], 0.0))
+        ses.append(split.model_mcse())
+    others = len(table["labels"]) - len(ses)          # the exact posterior's column
+    for row in table["rows"]:
+        row["mcse"] = [s.get(row["model"]) for s in ses] + [None] * others
 
 
 def _draw_top(table, runs, out, data_of) -> list[str]:
@@ -193,6 +221,7 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     if exact_post is not None:
         for row in table["rows"]:
             row["probs"][-1] = exact_post.prob(row["model"])
+    _with_mcse(table, runs, units)
     pred = prediction_sets(units, test, exact_post, allow_load)
     agree = agreement(pred)
     dist = exact_distance(runs, exact_post) if exact_post is not None else []
@@ -201,8 +230,10 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     conv_lines, warnings = convergence_section(conv)
     if conv["runs"]:
         lines += conv_lines + [""]
-    if any(r.kind == "mcmc" for r in runs):
-        lines += trace_section(runs, TRACES, out, " of the tree")
+    ev_lines, evidence = evidence_section(runs)
+    lines += ev_lines + ([""] if ev_lines else [])
+    if chain_runs(runs):
+        lines += trace_section(chain_runs(runs), TRACES, out, " of the tree")
     data_of = _cached(load_run_data)
     lines += _top_section(table, _draw_top(table, runs, out, data_of)) + [""]
     figs = []
@@ -234,6 +265,7 @@ def make_report(run_dirs, out=None, top: int = 5, test=None, exact: bool = False
     numbers = {"runs": [{"run": r.label, "path": str(r.path), "kind": r.kind} for r in runs],
                "convergence": conv, "top_trees": table,
                "prediction_rows": pred.get("note"), "agreement": agree,
-               "exact": dist or None, "features": features or None}
+               "exact": dist or None, "features": features or None,
+               "evidence": evidence or None}
     (out / "report.json").write_text(json.dumps(numbers, indent=2, sort_keys=True) + "\n")
     return out, warnings

@@ -71,6 +71,20 @@ class Run:
         seed = self.config.get("seed")
         return f"seed {seed}" if self.kind == "mcmc" and seed is not None else self.path.name
 
+    @property
+    def smc(self) -> bool:
+        """Whether the run's chains are SMC islands (`slpy run --method smc`): their
+        draws are particles, not a Markov chain's iterations."""
+        return self.kind == "mcmc" and self.config.get("method") == "smc"
+
+    def model_mcse(self) -> dict:
+        """canonical model -> the MCSE of its estimated probability, for the top
+        models of summary.json that have one (an exact run's have none)."""
+        tops = self.summary.get("top_models")
+        return {m["model"]: float(m["mcse"]) for m in tops if isinstance(m, dict)
+                and isinstance(m.get("mcse"), (int, float)) and "model" in m} \
+            if isinstance(tops, list) else {}
+
     def model_probs(self) -> dict:
         """canonical model -> estimated (MCMC) or exact posterior probability."""
         return {m["model"]: m["prob"] for m in self.models if m["prob"] is not None}

@@ -3,10 +3,13 @@ convergence of the traces, their trajectories (slpy.report.page for trees,
 slpy.report.generic for the other families)."""
 from __future__ import annotations
 
+import math
+
 from . import figures, md_code, md_table as _table
 from .compare import TRACES
 
-__all__ = ["fmt", "unique_labels", "runs_section", "convergence_section", "trace_section"]
+__all__ = ["fmt", "unique_labels", "runs_section", "convergence_section", "trace_section",
+           "evidence_section", "chain_runs"]
 
 
 def unique_labels(runs) -> None:
@@ -35,9 +38,14 @@ def runs_section(runs) -> list[str]:
         if r.kind == "mcmc":
             # a space after each comma of the mixture lets the column wrap
             proposal = ", ".join(str(c.get("proposal")).split(","))
-            what = (f"{c.get('iterations')} it x {c.get('chains')} chain(s), "
-                    f"temper {c.get('temper')}, proposal {proposal}"
-                    + (f", bucket {c.get('bucket')}" if c.get("bucket") else ""))
+            if r.smc:
+                what = (f"SMC, {c.get('chains')} island(s) of {c.get('particles')} "
+                        f"particles, {c.get('smc_steps')} moves a heat, "
+                        f"proposal {proposal}")
+            else:
+                what = (f"{c.get('iterations')} it x {c.get('chains')} chain(s), "
+                        f"temper {c.get('temper')}, proposal {proposal}")
+            what += f", bucket {c.get('bucket')}" if c.get("bucket") else ""
             test = c.get("test") or (f"holdout {c.get('holdout')}" if c.get("holdout") else "")
         else:
             what = "exact (PCFG)" + (f", bucket {c.get('bucket')}" if c.get("bucket") else "")
@@ -56,7 +64,8 @@ def runs_section(runs) -> list[str]:
 
 def _conv_row(label, d, acc="", swaps="", traces=TRACES, converged=None):
     if d is None:
-        return [label, "1 chain", "not checked"] + [""] * (2 * len(traces)) + [acc, swaps]
+        return [label, "too few draws", "not checked"] + [""] * (2 * len(traces)) + [acc,
+                                                                                 swaps]
     said = "" if converged is None else "converged" if converged else "**not converged**"
     def rh(k):
         v = d[k]["rhat"]
@@ -112,3 +121,51 @@ def trace_section(runs, traces, out, of: str = "") -> list[str]:
                              f"{name.capitalize()}{of}, by iteration")
         lines += [f"![{name} trajectories]({f})", ""]
     return lines
+
+
+def chain_runs(runs) -> list:
+    """The runs whose chains are Markov chains (MCMC, not SMC islands or exact)."""
+    return [r for r in runs if r.kind == "mcmc" and not r.smc]
+
+
+def _number(x, spec) -> str:
+    """A number of summary.json formatted; "-" for one missing, not finite or not a
+    number (one island has no standard error: NaN)."""
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return format(x, spec) if ok else "-"
+
+
+def evidence_section(runs) -> tuple[list[str], list[dict]]:
+    """(Markdown lines, numbers for report.json) of the SMC runs' log evidence, pooled
+    over the islands and island by island (summary.json); nothing without SMC runs."""
+    rows, numbers = [], []
+    for r in runs:
+        if not r.smc:
+            continue
+        s = r.summary
+        isl = [i for i in s.get("islands") or [] if isinstance(i, dict)]
+
+        def each(key, spec):
+            return ", ".join(_number(i.get(key), spec) for i in isl)
+        rows.append([r.label, _number(s.get("log_evidence"), ".4f"),
+                     _number(s.get("log_evidence_se"), ".3f"), str(len(isl) or "-"),
+                     _number(r.config.get("particles"), ".0f"), each("log_evidence", ".4f"),
+                     each("heats", ".0f"), each("resampled", ".0f")])
+        se = s.get("log_evidence_se")       # NaN (one island) is null in report.json
+        numbers.append({"run": r.label, "log_evidence": s.get("log_evidence"),
+                        "log_evidence_se": None if _number(se, "f") == "-" else se,
+                        "islands": isl,
+                        "particles": r.config.get("particles")})
+    if not rows:
+        return [], []
+    lines = ["## Evidence", "",
+             "Each chain of an SMC run is an island: particles annealed from the prior to "
+             "the posterior through a ladder of heats. The log evidence (log marginal "
+             "likelihood of the data under the prior) is the log of the islands' mean "
+             "evidence, its standard error from their spread (- with one island; more "
+             "islands, `--chains`, shrink it). The particles are draws, not a Markov "
+             "chain's iterations, so no R-hat, acceptance rate or trajectory is shown for "
+             "them; `slpy compare` ranks priors by their evidence.", ""]
+    lines += _table(["run", "log evidence", "standard error", "islands", "particles each",
+                     "log evidence of each island", "heats", "resampled"], rows)
+    return lines, numbers

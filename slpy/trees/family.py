@@ -12,6 +12,7 @@ import numpy as np
 
 from ..data import dataset_hash, load_csv, train_test_split
 from ..data.bucket import Bucketer
+from ..data.rowsets import RowSets
 from ..errors import RunError
 from ..family import ModelFamily, Scorer, holdout_rng, register
 from ..terms.term import Atom, Struct, Var, deref
@@ -160,6 +161,15 @@ class TreeFamily(ModelFamily):
             t = models.get(key) or self.describe(scorer, train, key, v.term)
             total += v.count * t.predict_proba(test.X)
         return total / kept
+
+    def true_class_probs(self, cfg, keys):
+        train, test = self.load_data(cfg)       # as the chains had them: same split
+        if test is None or train.task != "classification":
+            return None
+        rowsets, alpha = RowSets(train), cfg.get("alpha", 1.0)
+        rows = np.arange(test.n_rows)
+        return np.array([Tree.from_canonical(k, rowsets, train, alpha)
+                         .predict_proba(test.X)[rows, test.y] for k in keys])
 
     def label(self, stats) -> str:
         return f"{stats['leaves']} leaves"

@@ -35,10 +35,13 @@ def test_run_summary_has_rhat_and_ess(tmp_path):
     assert json.loads((out / "timing.json").read_text())["seconds"] > 0
 
 
-def test_one_chain_has_no_convergence_figures(tmp_path):
+def test_one_chain_is_checked_by_its_halves(tmp_path):
     ok("run", PRIOR, "--data", KYPHOSIS, "-n", 100, "--chains", 1, "--out", tmp_path / "r", "-q")
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
-    assert "convergence" not in s and "R-hat" not in (tmp_path / "r" / "summary.txt").read_text()
+    assert s["convergence"]["chains"] == 1 and s["converged"] is False
+    text = (tmp_path / "r" / "summary.txt").read_text()
+    assert "R-hat (bulk, tail ESS) over 1 chain (its two halves)" in text
+    assert "convergence: NOT converged" in text
 
 
 def test_convergence_lines():
@@ -76,7 +79,7 @@ def test_report_gives_each_run_its_verdict_and_tail_ess(tmp_path):
     rows = [next(ln for ln in section.splitlines() if ln.startswith(f"| {r['run']} |"))
             for r in runs]
     assert "| **not converged** |" in rows[0] and "| converged |" in rows[1]
-    assert "| 1 chain | not checked |" in rows[2]
+    assert "| 1 x 270 | **not converged** |" in rows[2]     # one chain: by its halves
     d = runs[0]["diagnostics"]["log_lik"]
     assert f"| {d['ess_bulk']:.0f} / {d['ess_tail']:.0f} |" in rows[0]
     assert f"{runs[0]['run']}: {runs[0]['verdict']}" in md
