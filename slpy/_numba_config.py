@@ -71,6 +71,8 @@ def cache_dir() -> str | None:
 CACHE_DIR = cache_dir()
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = CACHE_DIR
+    from ._kernel_cache import unpack     # the kernels a wheel ships, if it does
+    unpack(CACHE_DIR, os.path.basename(CACHE_DIR))
 
 FLAGS: dict = {
     "cache": CACHE_DIR is not None,
