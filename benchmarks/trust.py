@@ -72,6 +72,9 @@ SAMPLERS = {
     "c-exact0.2": dict(proposal="regrow:0.35,change:0.3,swap:0.15,exact:1:0.2"),
     "c-perturb": dict(proposal="regrow:0.35,change:0.2,swap:0.15,perturb:0.2,exact:1:0.1"),
     "c-perturb2": dict(proposal="regrow:0.3,change:0.1,swap:0.1,perturb:0.4,exact:1:0.1"),
+    # more of the exact move, now that its last level is a sweep (a third of the cost)
+    "c-exact0.3": dict(proposal="regrow:0.25,change:0.15,swap:0.15,perturb:0.15,exact:1:0.3"),
+    "c-exact2": dict(proposal="regrow:0.35,change:0.2,swap:0.15,perturb:0.2,exact:2:0.1"),
 }
 
 
