@@ -10,9 +10,14 @@ the same CPU time: the mean log-likelihood and leaves of an engine ``uc`` chain
 (--iterations after as many again of burn-in) and of the two compiled chains given the
 engine's CPU time (a fifth of it burn-in), each started from a draw of the prior.
 
+With --exact it prints instead the CPU time of one exact move (`exact:1`, the
+default mixture's, at heat 1, called as the chain calls it) per data set: the median
+over --repeat seeds of 2,000 moves each, from a tree after 3,000 moves of the default
+mixture.
+
     python benchmarks/compiled_speed.py [--iterations N] [--compiled-iterations M]
                                         [--repeat R] [--only bcw pima kyphosis]
-                                        [--agreement]
+                                        [--agreement] [--exact]
 """
 from __future__ import annotations
 
@@ -104,6 +109,18 @@ def agreement(a) -> None:
             print(line, flush=True)
 
 
+def exact_cost(name: str, seed: int, moves: int = 2000) -> float:
+    """Microseconds of CPU of one exact move of a compiled chain (exact depth 1)."""
+    c = GrowtreeChain(load_csv(BUNDLED / f"{name}.csv"), 0.95, 1.0, 5, exact_depth=1)
+    rng = np.random.default_rng(seed)
+    c.sample_prior(rng)
+    c.run(3000, rng, 1.0, 0.2, 0.15, 0.1, 0.2)
+    c0 = time.process_time()
+    for _ in range(moves):
+        c.step(rng, 1.0, 0.0, 0.0, 1.0)
+    return (time.process_time() - c0) / moves * 1e6
+
+
 def main():
     ap = parser(__doc__)
     ap.add_argument("--iterations", type=int, default=3000,
@@ -114,7 +131,16 @@ def main():
     ap.add_argument("--only", nargs="*", default=["bcw", "pima", "kyphosis"])
     ap.add_argument("--agreement", action="store_true",
                     help="mean log-likelihood and leaves per path in equal CPU time")
+    ap.add_argument("--exact", action="store_true",
+                    help="the CPU time of one exact move")
     a = ap.parse_args()
+    if a.exact:
+        exact_cost("kyphosis", 0, 10)          # loads or compiles the kernels
+        for name in a.only:
+            us = [exact_cost(name, seed) for seed in range(a.repeat)]
+            print(f"{name}: exact move {statistics.median(us):.1f} us of CPU (per seed "
+                  f"{', '.join(f'{x:.1f}' for x in us)})", flush=True)
+        return
     if a.agreement:
         agreement(a)
         return
