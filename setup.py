@@ -10,6 +10,7 @@ Editable installs skip it (a checkout compiles into the user's cache).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,9 @@ def _ship_kernels(build_lib: str) -> str:
 class BuildPy(build_py):
     def run(self):
         super().run()
+        # none left from an earlier build in the same build folder
+        shutil.rmtree(os.path.join(self.build_lib, "slpy", "_kernel_cache"),
+                      ignore_errors=True)
         if getattr(self, "editable_mode", False) or os.environ.get("SLPY_NO_KERNEL_CACHE"):
             return
         print("slpy: compiling the kernels of the README's first run into the wheel")
