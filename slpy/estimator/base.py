@@ -137,9 +137,6 @@ class BayesianTreeBase(BaseEstimator):
         if self._burn_in() >= self.n_iter:
             raise ValueError(f"{name}: burn_in ({self.burn_in!r}) leaves no kept "
                              f"iterations of n_iter={self.n_iter}")
-        if self.until_converged and self.n_chains < 2:
-            raise ValueError(f"{name}: until_converged needs n_chains >= 2 (one chain "
-                             f"cannot be checked), got n_chains={self.n_chains!r}")
         if not self.until_converged and (self.max_iter, self.max_time) != (None, None):
             raise ValueError(f"{name}: max_iter and max_time are budgets of "
                              f"until_converged=True: set it too")
@@ -230,7 +227,7 @@ class BayesianTreeBase(BaseEstimator):
             say=(lambda line: print(f"{name}: {line}", file=sys.stderr))
             if self.verbose else None)
         if conv["checked"] and not conv["converged"]:
-            # (one chain cannot be checked: convergence_ says so, and fit stays quiet)
+            # (too few draws cannot be checked: convergence_ says so, fit stays quiet)
             warnings.warn(conv["verdict"], _convergence.ConvergenceWarning, stacklevel=3)
         out.update(trees_=trees, map_tree_=trees[0][0], trace_=trace, chains_=chains,
                    convergence_=conv, n_iter_=conv["rounds"][-1])
@@ -342,7 +339,7 @@ class BayesianTreeBase(BaseEstimator):
 
         Returns a dict: "rhat", "ess_bulk", "ess_tail" arrays [n_samples, n_classes]
         (classifier, columns in classes_ order) or [n_samples] (regressor), nan where
-        undefined (one chain; a row every draw predicts alike) and inf for chains
+        undefined (a row every draw predicts alike; one chain: its halves) and inf for chains
         stuck apart; "rhat_warning" (the rows with an R-hat above 1.01); "worst"
         (per figure, {"row", "class" (classifier), "value"} of the highest R-hat and
         the lowest ESS, or None); "chains", "draws" (a chain), "checked",

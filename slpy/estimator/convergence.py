@@ -37,23 +37,24 @@ class ConvergenceWarning(_SklearnConvergenceWarning):
 
 def diagnose(trace: dict, n_chains: int, rhat: float, ess: float) -> dict:
     """convergence_ without the rounds: R-hat, bulk and tail ESS of each of TRACES
-    over the chains of ``trace`` (a trace_ dict), "rhat_warning", "chains", "draws",
-    "checked" (two chains or more, four draws or more), "converged" and "verdict"."""
+    over the chains of ``trace`` (a trace_ dict; one chain: its two halves, as
+    ``slpy run``), "rhat_warning", "chains", "draws", "checked" (four draws or more),
+    "converged" and "verdict"."""
     from ..diagnostics import equal_length, trace_diagnostics
     from ..mcmc.convergence import Criterion, verdict
     chain = trace["chain"]
     columns = {k: equal_length([trace[k][chain == i] for i in range(n_chains)])
                for k, _ in TRACES}
-    diag = trace_diagnostics(columns)
+    diag = trace_diagnostics(columns, min_chains=1)
     draws = int(columns["log_lik"].shape[1])
     conv = {"chains": int(n_chains), "draws": draws, **diag}
-    checked = n_chains >= 2 and draws >= 4
+    checked = draws >= 4
     # rhat_warning is R-hat > 1.01 whatever the target; verdict reads it for the
     # infinite R-hats (None in the figures), and target_rhat decides the rest
     inf_only = dict(conv, rhat_warning=[k for k in diag["rhat_warning"]
                                          if diag[k]["rhat"] is None])
     ok, line = verdict(inf_only if checked else None, TRACES,
-                       Criterion(float(rhat), float(ess)), n_chains)
+                       Criterion(float(rhat), float(ess)), max(2, n_chains))
     for k, _ in TRACES:       # numpy scalars -> floats: a JSON-ready dict
         conv[k] = {s: None if v is None else float(v) for s, v in conv[k].items()}
     return dict(conv, checked=checked, converged=bool(ok), verdict=line)
@@ -112,7 +113,7 @@ def prediction_figures(draws: np.ndarray, start: int = 0) -> dict:
     from ..diagnostics import trace_diagnostics
     _, _, n_rows, n_out = draws.shape
     return trace_diagnostics({(start + i, c): draws[:, :, i, c]
-                              for i in range(n_rows) for c in range(n_out)})
+                              for i in range(n_rows) for c in range(n_out)}, min_chains=1)
 
 
 def diagnose_predictions(diag: dict, shape: tuple, n_chains: int, draws: int,
@@ -144,11 +145,11 @@ def diagnose_predictions(diag: dict, shape: tuple, n_chains: int, draws: int,
         j = np.where(np.isnan(a), -math.inf if high else math.inf, a)
         i, c = np.unravel_index(int(np.argmax(j) if high else np.argmin(j)), shape)
         worst[s] = {"row": int(i), "output": int(c), "value": float(a[i, c])}
-    checked = n_chains >= 2 and draws >= 4
+    checked = draws >= 4
     labels = [(k, label(*k)) for k in keys]
     # (a set: verdict asks of every key whether it is warned of)
     ok, line = verdict(dict(diag, rhat_warning=warned) if checked else None, labels,
-                       Criterion(float(rhat), float(ess)), n_chains)
+                       Criterion(float(rhat), float(ess)), max(2, n_chains))
     return dict(out, rhat_warning=sorted({i for i, _ in warned}), worst=worst,
                 chains=int(n_chains), draws=int(draws), checked=checked,
                 converged=bool(ok), verdict=line)

@@ -79,14 +79,18 @@ def test_not_converged_warns(kyphosis):
         est.fit(X, y)
 
 
-def test_one_chain_is_not_checked_and_fit_does_not_warn(kyphosis):
+def test_one_chain_is_checked_by_its_halves_as_slpy_run(kyphosis):
+    from slpy.diagnostics import equal_length, rhat
     X, y = kyphosis
-    est = fit_quietly(BayesianTreeRegressor(n_iter=60, n_chains=1, random_state=0),
-                      X[["Number", "Start"]], X["Age"])
+    with pytest.warns(ConvergenceWarning):
+        est = BayesianTreeRegressor(n_iter=60, n_chains=1, random_state=0).fit(
+            X[["Number", "Start"]], X["Age"])
     c = est.convergence_
-    assert not c["checked"] and not c["converged"] and c["chains"] == 1
-    assert c["verdict"].startswith("convergence: not checked: one chain cannot be")
-    assert c["log_lik"]["rhat"] is None and np.isfinite(c["log_lik"]["ess_bulk"])
+    assert c["checked"] and not c["converged"] and c["chains"] == 1
+    assert c["verdict"].startswith("convergence: NOT converged")
+    halves = rhat(equal_length([est.trace_["log_lik"]]), min_chains=1)
+    assert c["log_lik"]["rhat"] == pytest.approx(halves)
+    assert np.isfinite(c["log_lik"]["ess_bulk"])
     ex = fit_quietly(BayesianTreeClassifier(method="exact", min_leaf=10),
                      X.iloc[:30], y.iloc[:30])
     assert ex.convergence_ is None and ex.n_iter_ is None
@@ -151,7 +155,6 @@ BAD = [
                                              "seconds > 0, got 0"),
     (dict(max_iter=100), "max_iter and max_time are budgets of until_converged=True"),
     (dict(max_time=60), "max_iter and max_time are budgets of until_converged=True"),
-    (dict(until_converged=True, n_chains=1), "until_converged needs n_chains >= 2"),
 ]
 
 
