@@ -166,6 +166,18 @@ def ess(x: np.ndarray) -> float:
     return _ess_raw(_z_scale(_split(a)))
 
 
+def _quantile(a: np.ndarray, p: float) -> float:
+    """The p-quantile of all draws as ArviZ takes it (scipy's mquantiles, R's type 7,
+    with its arithmetic): numpy's can differ in the last bit, which on tied draws
+    moves the tail indicators (x <= q)."""
+    x = np.sort(a, axis=None)
+    n = x.shape[0]
+    aleph = n * p + (1.0 + p * (1.0 - 1.0 - 1.0))
+    k = int(math.floor(min(max(aleph, 1), n - 1)))
+    gamma = min(max(aleph - k, 0.0), 1.0)
+    return (1.0 - gamma) * x[k - 1] + gamma * x[k]
+
+
 def ess_tail(x: np.ndarray) -> float:
     """Tail effective sample size of draws x[chain, draw]: the smaller ESS of the
     split indicators of x <= its 5% and its 95% quantile (ArviZ's
@@ -173,7 +185,7 @@ def ess_tail(x: np.ndarray) -> float:
     a = _as_chains(x, 1)
     if a is None:
         return math.nan
-    return min(_ess_raw(_split((a <= np.quantile(a, q)).astype(float)))
+    return min(_ess_raw(_split((a <= _quantile(a, q)).astype(float)))
                for q in (0.05, 0.95))
 
 
