@@ -55,7 +55,9 @@ def test_report_exact(ky, tmp_path):
     assert 0.9 < dist["exact_mass_visited"] <= 1 + 1e-9
     assert 0 <= dist["total_variation"] < 0.2
     table = rep["top_trees"]
-    assert table["labels"] == ["exact", "chain 0", "chain 1", "exact posterior"]
+    # one run's chains side by side, then the run's own estimate (its chains pooled)
+    assert table["labels"] == ["exact", "chain 0", "chain 1", "seed 3, chains pooled",
+                               "exact posterior"]
     # the exact run's listed probabilities and the recomputed exact column agree
     for row in table["rows"]:
         if row["probs"][0] is not None:
