@@ -9,7 +9,8 @@ posterior marginal between two seeds, and of a link's either way and of a compel
 arrow's in the equivalence classes (the CPDAGs of slpy.bn.cpdag), R-hat of the log-likelihood over a run's chains,
 the best DAG's BDeu score (pgmpy's scorer, the median and best over the seeds) and its
 structural Hamming distance to the true DAG (a missing, extra or reversed edge counts
-1). Needs pgmpy (benchmarks/_pgmpy_ref.py says how to install it).
+1); for SMC its particles an island and the spread of its log evidence over the seeds.
+Needs pgmpy (benchmarks/_pgmpy_ref.py says how to install it).
 """
 from __future__ import annotations
 
@@ -69,7 +70,9 @@ def one_run(csv: str, settings: dict, seed: int, iterations: int, cpu) -> dict:
     conv = (s.get("convergence") or {}).get("log_lik") or {}
     return {"seconds": seconds, "sweeps": iterations, "marg": s["edge_marginals"],
             "links": classes["adjacent"], "compelled": classes["compelled"],
-            "best": best, "rhat": conv.get("rhat"), "converged": s.get("converged")}
+            "best": best, "rhat": conv.get("rhat"), "converged": s.get("converged"),
+            "particles": settings.get("particles", 1000) if settings.get("method") == "smc"
+            else None, "log_evidence": s.get("log_evidence")}
 
 
 def _classes(models_csv: Path, names) -> dict:
@@ -91,6 +94,7 @@ def summarise(csv: str, truth, runs: list[dict]) -> dict:
                 for a, b in itertools.combinations(runs, 2) for e in edges), default=0.0)
     scores = [bdeu_score(csv, r["best"]) for r in runs]
     rh = [r["rhat"] for r in runs if r["rhat"] is not None]
+    ev = [r["log_evidence"] for r in runs if r["log_evidence"] is not None]
     return {"cpu_s": float(np.median([r["seconds"] for r in runs])),
             "sweeps": runs[0]["sweeps"], "max_edge_d": float(dmax),
             "max_link_d": _max_diff(runs, "links"),
@@ -98,7 +102,9 @@ def summarise(csv: str, truth, runs: list[dict]) -> dict:
             "score_median": float(np.median(scores)), "score_best": float(max(scores)),
             "shd": [shd(r["best"], truth) for r in runs],
             "rhat": max(rh) if rh else None,
-            "converged": sum(bool(r["converged"]) for r in runs), "seeds": len(runs)}
+            "converged": sum(bool(r["converged"]) for r in runs), "seeds": len(runs),
+            "particles": runs[0]["particles"],
+            "evidence_spread": float(np.ptp(ev)) if ev else None}
 
 
 def _max_diff(runs, key) -> float:
@@ -122,14 +128,17 @@ def reference(csv: str, truth) -> dict:
 
 def row(name: str, mode: str, s: dict) -> str:
     r = "n/a" if s["rhat"] is None else f"{s['rhat']:.3f}"
-    return (f"| CHILD | {name} | {mode} | {s['sweeps']:,} | {s['cpu_s']:.1f} | "
+    size = f"{s['particles']:,} particles" if s.get("particles") else f"{s['sweeps']:,}"
+    ev = "" if s.get("evidence_spread") is None else f"{s['evidence_spread']:.3f}"
+    return (f"| CHILD | {name} | {mode} | {size} | {s['cpu_s']:.1f} | "
             f"{s['max_edge_d']:.3f} | {s['max_link_d']:.3f} | "
             f"{s['max_compelled_d']:.3f} | {r} | {s['score_median']:.1f} "
             f"({s['score_best']:.1f}) | {', '.join(map(str, s['shd']))} | "
-            f"{s['converged']}/{s['seeds']} |")
+            f"{s['converged']}/{s['seeds']} | {ev} |")
 
 
 HEADER = ("| data | sampler | mode | sweeps | CPU s/seed | max edge-marginal d "
           "| max link d | max compelled d | R-hat "
-          "| best DAG's BDeu: median (best) | SHD to truth | converged |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| best DAG's BDeu: median (best) | SHD to truth | converged "
+          "| evidence spread |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")

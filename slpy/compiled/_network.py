@@ -114,13 +114,15 @@ def _allowed(u, v, new, pa, ch, max_parents):
 
 @kernel
 def _sample(rng, link, pu, pv, prob, pa, ch, max_parents):
-    """A start: the pairs in order, each drawn from its link probabilities among the
-    states allowed by the pairs before it (what backtracking sampling of the prior
-    gives, but for a pair with no state left: then False, and the caller starts
-    again)."""
+    """A sequential draw: the pairs in order, each drawn from its link probabilities
+    among the states allowed by the pairs before it (what backtracking sampling of the
+    prior gives). Returns its importance weight against the normalised prior, the log
+    of the product over pairs of the allowed states' share of their probability; -inf
+    when a pair has no state left (the draw stops there)."""
     pa[:] = 0
     ch[:] = 0
     w = np.empty(3)
+    log_w = 0.0
     for e in range(link.shape[0]):
         u, v = pu[e], pv[e]
         total = 0.0
@@ -131,7 +133,8 @@ def _sample(rng, link, pu, pv, prob, pa, ch, max_parents):
             if w[s] > 0.0:
                 last = s
         if last < 0:
-            return False
+            return -np.inf
+        log_w += math.log(total / (prob[e, 0] + prob[e, 1] + prob[e, 2]))
         x = rng.random() * total
         s = 0
         while s < last and (w[s] == 0.0 or x >= w[s]):
@@ -140,7 +143,7 @@ def _sample(rng, link, pu, pv, prob, pa, ch, max_parents):
         link[e] = s
         if s:
             _set(u, v, s, pa, ch, True)
-    return True
+    return log_w
 
 
 @kernel

@@ -40,6 +40,7 @@ TABLE_LIMIT = 1 << 22      # family scores tabulated per process: 32 MB
 MAX_VARIABLES = 62         # parent sets as the bits of an int64
 START_TRIES = 1000
 EXACT_TRIES = 100_000      # as slpy.mcmc.smc.exact_prior_state
+FIRST_TRIES = 10_000       # SMC: rejection draws tried before weighted draws
 DRAW_TRIES = 3             # the program's draws for the recognition
 
 
@@ -94,12 +95,19 @@ class NetworkChain:
         """A start: each pair in turn from its probabilities among the states the pairs
         before it allow."""
         for _ in range(START_TRIES):
-            if X._sample(rng, self.link, self.pu, self.pv, self.prob, self.pa, self.ch,
-                         self.max_parents):
-                self._rescore()
+            if self.sample_weighted(rng) > -math.inf:
                 return
         raise ValueError(f"no DAG in {START_TRIES} tries: the pairs' links leave none "
                          f"(required links closing a cycle, or more than max_parents)")
+
+    def sample_weighted(self, rng: np.random.Generator) -> float:
+        """Make the state a sequential draw (each pair among the states the pairs before
+        it allow); its log importance weight against the normalised prior (-inf: a
+        pair had no state left, the state is not a draw of the prior)."""
+        log_w = float(X._sample(rng, self.link, self.pu, self.pv, self.prob, self.pa,
+                                self.ch, self.max_parents))
+        self._rescore()
+        return log_w
 
     def sample_exact(self, rng: np.random.Generator, tries: int = EXACT_TRIES) -> int:
         """Make the state an exact draw of the normalised prior (by rejection, as pure
@@ -387,6 +395,8 @@ class _Particles:
         self.chain = NetworkChain(*got, k, model.scorer.key_of)
         self.kernel = _kernel(model, cfg)
         self.parent_sets = model.scorer.parent_sets
+        self.exact = None          # undecided until the first draw
+        self.tried = 0
 
     def from_term(self, term):
         """The particle of a DAG term (the sampler check's exact starts)."""
@@ -394,12 +404,24 @@ class _Particles:
         return _Particle(self.chain)
 
     def draw(self, rng):
+        """Exact draws by rejection while the first succeeds within FIRST_TRIES;
+        otherwise (the constraints fail too often: many variables) sequential draws
+        with their importance weights."""
         from ..errors import RunError
-        try:
-            k = self.chain.sample_exact(rng)
-        except ValueError as e:
-            raise RunError(str(e)) from None
-        return _Particle(self.chain), k
+        if self.exact is not False:
+            tries = EXACT_TRIES if self.exact else FIRST_TRIES
+            try:
+                k = self.chain.sample_exact(rng, tries)
+            except ValueError as e:
+                if self.exact:
+                    raise RunError(str(e)) from None
+                self.exact, self.tried = False, tries
+            else:
+                self.exact = True
+                return _Particle(self.chain), k, 0.0
+        log_w = self.chain.sample_weighted(rng)
+        k, self.tried = self.tried + 1, 0
+        return _Particle(self.chain), k, log_w
 
     def move(self, rng, particle, heat, steps, it):
         self.chain.restore(particle.snap)

@@ -309,7 +309,7 @@ class _Particles:
 
     def draw(self, rng):
         self.chain.sample_prior(rng)
-        return _Particle(self.chain), 1
+        return _Particle(self.chain), 1, 0.0
 
     def from_term(self, term):
         """The particle of a tree term (the sampler check's exact starts)."""

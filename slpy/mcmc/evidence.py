@@ -66,8 +66,15 @@ def run_island(task, model, progress=None) -> ChainOutput:
     out.evidence = {"log_evidence": r.log_evidence, "heats": len(r.heats) - 1,
                     "resampled": r.resampled, "particles": n,
                     "prior_draws": r.prior_draws,
-                    "min_ess": float(min(r.ess)) if r.ess else float(n)}
+                    "min_ess": float(min(r.ess)) if r.ess else float(n),
+                    "final_ess": 1.0 / float(np.dot(r.weights, r.weights))}
+    if r.start_ess is not None:
+        out.evidence["start_ess"] = r.start_ess
     return out
+
+
+ISLAND_KEYS = ("log_evidence", "heats", "resampled", "prior_draws", "final_ess",
+               "start_ess")
 
 
 def evidence_summary(outs) -> tuple:
@@ -75,8 +82,7 @@ def evidence_summary(outs) -> tuple:
     ev = [o.evidence for o in outs]
     lz, se = pool_evidence([e["log_evidence"] for e in ev])
     entry = {"log_evidence": lz, "log_evidence_se": se,
-             "islands": [{k: e[k] for k in ("log_evidence", "heats", "resampled",
-                                             "prior_draws")} for e in ev]}
+             "islands": [{k: e[k] for k in ISLAND_KEYS if k in e} for e in ev]}
     se_text = f" (standard error {se:.3f})" if math.isfinite(se) else \
         " (one island: no standard error; --chains 4 gives one)"
     lines = [f"log evidence (log marginal likelihood of the data under the prior): "
@@ -86,7 +92,13 @@ def evidence_summary(outs) -> tuple:
              f"{ev[0]['particles']:,} particles each"]
     tries = sum(e["prior_draws"] for e in ev)
     wanted = sum(e["particles"] for e in ev)
-    if tries > wanted:
+    weighted = [e["start_ess"] for e in ev if "start_ess" in e]
+    if weighted:
+        lines.append(f"  the prior's draws failed too often for exact draws: particles "
+                     f"started from sequential draws with importance weights (ESS "
+                     f"{', '.join(f'{x:,.1f}' for x in weighted)} of "
+                     f"{ev[0]['particles']:,}), resampled and moved at heat 0")
+    elif tries > wanted:
         lines.append(f"  {tries - wanted:,} of {tries:,} prior draws failed and were "
                      f"drawn again (the prior conditions on its constraints)")
     return entry, lines

@@ -2,8 +2,10 @@
 
 Particles start as exact draws from the prior (any SLP: pure sampling, a draw that
 fails is drawn again, so they follow the normalised SLP distribution the moves
-target) and are moved through the heats 0 = b_0 < b_1 < ... < b_T = 1 of prior x
-L^b (Del Moral, Doucet & Jasra 2006). At each step:
+target), or, where such draws fail too often (a network prior on many variables),
+as draws of a sequential proposal with their importance weights, resampled and moved
+at heat 0 when the weights' ESS is low. They are moved through the heats 0 = b_0 <
+b_1 < ... < b_T = 1 of prior x L^b (Del Moral, Doucet & Jasra 2006). At each step:
 
 - the next heat is the largest for which the conditional effective sample size of
   the incremental weights exp((b' - b) log L) stays at ``cess`` x N (Zhou, Johansen
@@ -15,7 +17,8 @@ L^b (Del Moral, Doucet & Jasra 2006). At each step:
   ``slpy run``: slpy.mcmc.moves), which leaves prior x L^b' invariant.
 
 The product of the steps' gains estimates the marginal likelihood Z = E_prior[L]
-without bias (on the natural scale). The particles and their moves are a
+without bias (on the natural scale) from exact draws; from weighted draws it is a
+ratio of two such estimates, consistent as the particles grow. The particles and their moves are a
 :class:`Particles`: the engine's (proof trees, any SLP) or a compiled path's
 (slpy.mcmc.paths: its own exact prior draws and moves on flat arrays).
 slpy.mcmc.evidence runs several independent samplers ("islands", Verge, Dubarry, Del
@@ -46,6 +49,7 @@ class SMCResult:
     log_evidence: float
     heats: list = field(default_factory=list)
     ess: list = field(default_factory=list)          # ESS after each reweighting
+    start_ess: float | None = None  # of weighted first draws (None: exact draws)
     resampled: int = 0
     proposed: int = 0
     accepted: int = 0
@@ -80,7 +84,9 @@ class Particles:
     new particle, so the copies resampling makes stay independent."""
 
     def draw(self, rng):
-        """(a particle drawn from the normalised prior, the draws it took)."""
+        """(a particle, the draws it took, its log importance weight): 0 for an exact
+        draw of the normalised prior; a path whose exact draws fail too often may draw
+        from another distribution and weigh (-inf: not a draw of the prior)."""
         raise NotImplementedError
 
     def move(self, rng, particle, heat: float, steps: int, it: int):
@@ -103,7 +109,7 @@ class EngineParticles(Particles):
         self.kernel = build_kernel(model, resolve_proposal(model, proposal))
 
     def draw(self, rng):
-        return exact_prior_state(self.model, rng)
+        return (*exact_prior_state(self.model, rng), 0.0)
 
     def move(self, rng, particle, heat, steps, it):
         accepted = 0
@@ -157,15 +163,24 @@ def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
     t0 = time.process_time()
     if particles is None:
         particles = EngineParticles(model, proposal)
-    states, draws = [], 0
-    for _ in range(n):
-        st, k = particles.draw(rng)
+    states, draws, logw = [], 0, np.zeros(n)
+    for i in range(n):
+        st, k, logw[i] = particles.draw(rng)
         states.append(st)
         draws += k
     out = SMCResult(states, np.full(n, 1.0 / n), 0.0, heats=[0.0], prior_draws=draws)
-    logw = np.zeros(n)
     b = 0.0
     it = 0
+    if logw.any():               # weighted draws: resample and move at heat 0 if few
+        if not np.isfinite(logw).any():
+            raise RuntimeError(f"none of {n:,} draws of the prior has a positive weight")
+        w = np.exp(logw - _logsumexp(logw))
+        out.start_ess = 1.0 / float(np.dot(w, w))
+        if out.start_ess < resample * n:
+            states = [states[i] for i in systematic(rng, w, n)]
+            logw = np.zeros(n)
+            out.resampled += 1
+            it = _move_all(particles, rng, states, 0.0, steps, it, out)
     while b < 1.0:
         if len(out.heats) > max_heats:
             raise RuntimeError(f"SMC needed more than {max_heats:,} heats")
@@ -183,17 +198,23 @@ def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
             out.resampled += 1
         b = b2
         out.heats.append(b)
-        for i in range(n):
-            states[i], acc = particles.move(rng, states[i], b, steps, it)
-            it += steps
-            out.proposed += steps
-            out.accepted += acc
+        it = _move_all(particles, rng, states, b, steps, it, out)
         if progress is not None:
             progress(b, ess)
     out.states = states
     out.weights = np.exp(logw - _logsumexp(logw))
     out.seconds = time.process_time() - t0
     return out
+
+
+def _move_all(particles, rng, states, heat, steps, it, out) -> int:
+    """Each particle `steps` moves at `heat` (in place); the iterations made so far."""
+    for i in range(len(states)):
+        states[i], acc = particles.move(rng, states[i], heat, steps, it)
+        it += steps
+        out.proposed += steps
+        out.accepted += acc
+    return it
 
 
 def pool_evidence(log_z) -> tuple:

@@ -150,7 +150,8 @@ def evidence_section(runs) -> tuple[list[str], list[dict]]:
         rows.append([r.label, _number(s.get("log_evidence"), ".4f"),
                      _number(s.get("log_evidence_se"), ".3f"), str(len(isl) or "-"),
                      _number(r.config.get("particles"), ".0f"), each("log_evidence", ".4f"),
-                     each("heats", ".0f"), each("resampled", ".0f")])
+                     each("heats", ".0f"), each("resampled", ".0f"),
+                     each("final_ess", ",.0f")])
         se = s.get("log_evidence_se")       # NaN (one island) is null in report.json
         numbers.append({"run": r.label, "log_evidence": s.get("log_evidence"),
                         "log_evidence_se": None if _number(se, "f") == "-" else se,
@@ -165,7 +166,10 @@ def evidence_section(runs) -> tuple[list[str], list[dict]]:
              "evidence, its standard error from their spread (- with one island; more "
              "islands, `--chains`, shrink it). The particles are draws, not a Markov "
              "chain's iterations, so no R-hat, acceptance rate or trajectory is shown for "
-             "them; `slpy compare` ranks priors by their evidence.", ""]
+             "them; `slpy compare` ranks priors by their evidence. The final ESS is that of each "
+             "island's final weights (its particles resampled to equal weights are the "
+             "run's draws).", ""]
     lines += _table(["run", "log evidence", "standard error", "islands", "particles each",
-                     "log evidence of each island", "heats", "resampled"], rows)
+                     "log evidence of each island", "heats", "resampled",
+                     "final ESS"], rows)
     return lines, numbers
