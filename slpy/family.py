@@ -104,10 +104,15 @@ class ModelFamily:
         Visit; `models`: key -> describe() for the keys it has."""
         return None
 
-    def true_class_probs(self, cfg: dict, keys) -> "np.ndarray | None":
-        """Each model's (by key) predicted probability of each test row's true class, a
-        [models, rows] array, for the convergence of the predictions; None when the
-        family cannot rebuild a model from its key outside the chain's process."""
+    #: what pointwise_predictive gives, as the run's summary names it
+    predictive_label = "the predicted probability of each test row's class"
+
+    def pointwise_predictive(self, cfg: dict, keys) -> "np.ndarray | None":
+        """Each model's (by key) predictive probability of each test row's observed
+        value (its class), or a monotone function of it (a log density: R-hat and ESS
+        are rank-based, the same for both), a [models, rows] array, for the convergence
+        of the predictions; None when the run has no test rows or the family cannot
+        rebuild a model from its key outside the chain's process."""
         return None
 
     def predict_run(self, run, test_csv, data_path):

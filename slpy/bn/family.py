@@ -9,13 +9,15 @@ summarised beside the top DAGs.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import RunError
 from ..family import ModelFamily, register
 from ..mcmc.moves import FamilyMove, register_move
 from ..terms.term import PrologError
 from . import moves
 from .dag import DAG, BNScorer, _key_term, edge_marginals, parse_key, variables_of
-from .predict import load_train_test, predict_proba, predict_run
+from .predict import dag_predictor, load_train_test, predict_proba, predict_run
 from .score import FamilyScorer
 
 __all__ = ["BNFamily", "BNScorer", "DAG", "BN", "parse_key"]
@@ -51,6 +53,19 @@ class BNFamily(ModelFamily):
         fs = scorer.families
         dags = [(parse_key(k, scorer.names), v.count) for k, v in visits.items()]
         return predict_proba(train, fs.score, fs.ess, dags, test)
+
+    predictive_label = "the predicted probability of each test row's target value"
+
+    def pointwise_predictive(self, cfg, keys):
+        """Each DAG's P(the target's true value | the other variables) of each test
+        row (the held-out or --test rows of a run with --target)."""
+        train, test = self.load_data(cfg)       # as the chains had them: same split
+        if test is None or test.y is None:
+            return None
+        one = dag_predictor(train, cfg.get("score") or "bdeu", float(cfg.get("ess") or 1.0),
+                            test)
+        rows = np.arange(test.n_rows)
+        return np.array([one(parse_key(k, train.names))[rows, test.y] for k in keys])
 
     def initial_term(self, cfg, model, train):
         """``--init greedy``: the hill-climbed DAG (slpy.bn.greedy) under the prior's

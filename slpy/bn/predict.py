@@ -131,6 +131,19 @@ def predict_proba(train: DiscreteData, score: str, ess: float, dags, rows: Rows
                   ) -> np.ndarray:
     """[rows, levels of the target]: the mean over `dags` ((parent sets, weight) pairs)
     of each DAG's P(target | the other variables)."""
+    one = dag_predictor(train, score, ess, rows)
+    total = np.zeros((rows.n_rows, int(train.arities[rows.target])))
+    weight = 0.0
+    for parents, w in dags:
+        total += w * one(parents)
+        weight += w
+    return total / max(weight, 1e-300)
+
+
+def dag_predictor(train: DiscreteData, score: str, ess: float, rows: Rows):
+    """A function of a DAG's parent sets giving [rows, levels of the target]: its
+    P(target | the other variables), with the CPTs' posterior means (cached across
+    DAGs: a family's CPT is the same in every DAG that has it)."""
     t = rows.target
     r = int(train.arities[t])
     ar = train.arities.astype(np.int64)
@@ -144,9 +157,7 @@ def predict_proba(train: DiscreteData, score: str, ess: float, dags, rows: Rows
             c = cpts[(node, parents)] = np.log((n + a_jk) / (n.sum(1, keepdims=True) + a_j))
         return c
 
-    total = np.zeros((rows.n_rows, r))
-    weight = 0.0
-    for parents, w in dags:
+    def one(parents) -> np.ndarray:
         logp = np.zeros((rows.n_rows, r))
         for node in [t] + [c for c, ps in enumerate(parents) if t in ps]:
             ps = parents[node]
@@ -159,9 +170,8 @@ def predict_proba(train: DiscreteData, score: str, ess: float, dags, rows: Rows
                 logp[:, k] += th[j, x[:, node]]
         logp -= logp.max(axis=1, keepdims=True)
         p = np.exp(logp)
-        total += w * p / p.sum(axis=1, keepdims=True)
-        weight += w
-    return total / max(weight, 1e-300)
+        return p / p.sum(axis=1, keepdims=True)
+    return one
 
 
 def predict_run(family, run, test_csv, data_path) -> tuple:

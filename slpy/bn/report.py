@@ -51,7 +51,8 @@ def report_sections(runs, out, top: int, query=None) -> list:
         diffs = [float(np.abs(a - b).max()) for k, a in enumerate(mats) for b in mats[k + 1:]]
         lines += [f"The table is the mean over the {len(runs)} runs; the largest difference "
                   f"between two runs' marginals of one edge is {max(diffs):.4f}.", ""]
-    lines += _links_section(mean, _cpdag_mean(runs, names), names, len(runs))
+    lines += _links_section(mean, _cpdag_mean(runs, names), names, len(runs),
+                            _mcse_matrix(runs, names))
     lines += ["## Most probable DAGs", ""]
     for k, m in enumerate(top_models(runs, min(top, 3)), 1):
         dag = DAG(names, parse_key(m["model"], names))
@@ -72,6 +73,22 @@ def link_rows(m, names, least: float = SHOWN_LINKS) -> list:
     return sorted((r for r in rows if r[2] >= least), key=lambda r: (-r[2], r[0], r[1]))
 
 
+def _mcse_matrix(runs, names):
+    """The MCSE of each edge's marginal in the table (the runs' mean: the root of the
+    sum of their squares over the number of runs), from summary.json's
+    ``edge_marginals_mcse``; None when a run has none (one chain)."""
+    ses = [r.summary.get("edge_marginals_mcse") for r in runs]
+    if not all(isinstance(se, dict) for se in ses):
+        return None
+    m = np.zeros((len(names), len(names)))
+    for se in ses:
+        for e, x in se.items():
+            a, _, b = e.partition("->")
+            if a in names and b in names and isinstance(x, (int, float)):
+                m[names.index(a), names.index(b)] += float(x) ** 2
+    return np.sqrt(m) / len(runs)
+
+
 def _cpdag_mean(runs, names) -> dict:
     """The runs' mean of slpy.bn.cpdag's marginals over each run's DAGs (models.csv)."""
     from .cpdag import cpdag_marginals
@@ -87,7 +104,7 @@ def _cpdag_mean(runs, names) -> dict:
     return {k: np.mean([o[k] for o in out], axis=0) for k in out[0]}
 
 
-def _links_section(mean, classes, names, n_runs) -> list[str]:
+def _links_section(mean, classes, names, n_runs, mcse=None) -> list[str]:
     rows = link_rows(mean, names)
     lines = ["### Links in either direction", "",
              "Markov-equivalent DAGs (the same links and the same v-structures a -> c <- b "
@@ -111,14 +128,19 @@ def _links_section(mean, classes, names, n_runs) -> list[str]:
 
     def cls(key, a, b):
         return f"{classes[key][ix[a], ix[b]]:.3f}" if classes else "-"
+
+    def arrow(p, a, b):
+        return f"{p:.3f}" if mcse is None else f"{p:.3f} ({mcse[ix[a], ix[b]]:.3f})"
     lines += _table(["link a - b", "either direction", "a -> b", "b -> a",
                      "compelled a -> b", "compelled b -> a", "undirected"],
-                    [[f"{md_text(a)} - {md_text(b)}", f"{p:.3f}", f"{ab:.3f}", f"{ba:.3f}",
-                      cls("compelled", a, b), cls("compelled", b, a),
+                    [[f"{md_text(a)} - {md_text(b)}", f"{p:.3f}", arrow(ab, a, b),
+                      arrow(ba, b, a), cls("compelled", a, b), cls("compelled", b, a),
                       cls("reversible", a, b)]
                      for a, b, p, ab, ba in rows])
     return lines + ["", f"The pairs linked with probability {SHOWN_LINKS} or more"
-                        + (f", mean over the {n_runs} runs" if n_runs > 1 else "") + ".", ""]
+                        + (f", mean over the {n_runs} runs" if n_runs > 1 else "")
+                        + ("" if mcse is None else "; in brackets the Monte Carlo standard "
+                           "error of an arrow's marginal") + ".", ""]
 
 
 def _parameters_section(runs, query) -> list[str]:

@@ -19,7 +19,7 @@ from . import moves
 from .data import load_cluster_csv
 from .partition import (ClusterScorer, Partition, block_names, co_clustering, parse_key,
                         point_estimate, ranges)
-from .predict import NewRows, predict_proba, predict_run
+from .predict import NewRows, log_predictive, predict_proba, predict_run
 from .score import BlockScorer, default_hyper
 
 __all__ = ["ClusterFamily", "CLUSTER", "summary_lines", "HYPER"]
@@ -97,6 +97,20 @@ class ClusterFamily(ModelFamily):
         parts = [(parse_key(k), v.count) for k, v in visits.items()]
         return predict_proba(scorer.blocks, scorer.alpha, scorer.max_clusters, parts,
                              test.rows)
+
+    predictive_label = "the predictive log density of each test row"
+
+    def pointwise_predictive(self, cfg, keys):
+        """Each partition's log p(x | the partition) of each test row (the CRP's
+        predictive, slpy.cluster.predict.log_predictive); the prior is rebuilt for its
+        alpha and max_clusters."""
+        from ..mcmc.model import build_model
+        train, test = self.load_data(cfg)
+        if test is None:
+            return None
+        scorer = build_model(cfg, train).scorer
+        return log_predictive(scorer.blocks, scorer.alpha, scorer.max_clusters,
+                              [parse_key(k) for k in keys], test.rows)
 
     def predict_run(self, run, test_csv, data_path):
         p, n = predict_run(self, run, test_csv, data_path)

@@ -32,7 +32,7 @@ from .data import ClusterData, load_cluster_csv
 from .partition import parse_key
 from .score import BlockScorer, mask_of
 
-__all__ = ["NewRows", "predict_proba", "predict_run"]
+__all__ = ["NewRows", "predict_proba", "log_predictive", "predict_run"]
 
 
 class NewRows:
@@ -62,14 +62,7 @@ def predict_proba(blocks: BlockScorer, alpha: float, max_clusters, partitions,
     num = np.zeros((rows.n_rows, n + 1))
     den = np.zeros(rows.n_rows)
     scale = np.full(rows.n_rows, -np.inf)     # num and den are kept times exp(-scale)
-    cache: dict = {}
-
-    def pred(b):
-        key = mask_of(b)
-        v = cache.get(key)
-        if v is None:
-            v = cache[key] = blocks.predictive(b, rows)
-        return v
+    pred = _cached_predictive(blocks, rows)
     alone = math.log(alpha) + blocks.predictive([], rows)
     for parts, c in partitions:
         if c <= 0:
@@ -91,6 +84,40 @@ def predict_proba(blocks: BlockScorer, alpha: float, max_clusters, partitions,
         den += w.sum(axis=1)
         scale = new_scale
     return num / np.where(den > 0, den, 1.0)[:, None]
+
+
+def _cached_predictive(blocks: BlockScorer, rows: ClusterData):
+    """log p(x | the rows of b) of each new row x, a block's computed once."""
+    cache: dict = {}
+
+    def pred(b):
+        key = mask_of(b)
+        v = cache.get(key)
+        if v is None:
+            v = cache[key] = blocks.predictive(b, rows)
+        return v
+    return pred
+
+
+def log_predictive(blocks: BlockScorer, alpha: float, max_clusters, partitions,
+                   rows: ClusterData) -> np.ndarray:
+    """[partitions, new rows]: log p(x | z) of each new row under each partition z
+    (blocks of 0-based training rows), log Z_z(x) of the module's weights over their
+    total, n + alpha (n when the partition has max_clusters clusters: no new one)."""
+    n = blocks.n
+    pred = _cached_predictive(blocks, rows)
+    alone = math.log(alpha) + blocks.predictive([], rows)
+    out = np.empty((len(partitions), rows.n_rows))
+    for i, parts in enumerate(partitions):
+        logw = [math.log(len(b)) + pred(b) for b in parts]
+        opens = max_clusters is None or len(parts) < max_clusters
+        if opens:
+            logw.append(alone)
+        lw = np.stack(logw, axis=1)
+        top = lw.max(axis=1)
+        out[i] = top + np.log(np.exp(lw - top[:, None]).sum(axis=1)) \
+            - math.log(n + alpha if opens else n)
+    return out
 
 
 def predict_run(family, run, test_csv, data_path) -> tuple:

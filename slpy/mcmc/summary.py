@@ -82,7 +82,7 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
     if preds and y_test is not None:
         summary.update(accuracy_figures(np.mean(preds, axis=0), y_test))
     checked = traces
-    if conv is not None and _mcmc(outs) and preds and y_test is not None:
+    if conv is not None and _mcmc(outs) and preds:
         pred_conv, warned = _prediction_convergence(cfg, family, outs, conv["draws"])
         if pred_conv is not None:
             conv["predictions"] = pred_conv
@@ -104,7 +104,7 @@ def summarise(cfg, outs, seconds, dropped=None, y_test=None):
               for role, n in (dropped or {}).items() if n]
     lines.append(f"acceptance rate {summary['acceptance_rate']:.3f}")
     if conv is not None:
-        lines.extend(_convergence_lines(conv, traces))
+        lines.extend(_convergence_lines(conv, traces, family.predictive_label))
     if "prediction_spread" in summary:
         sp = summary["prediction_spread"]
         lines.append(f"the chains' predicted probabilities differ by {sp['mean']:.4f} on "
@@ -188,13 +188,13 @@ def _prediction_convergence(cfg, family, outs, n):
     draws of the probability the drawn model gives the row's true class (its pointwise
     predictive likelihood, whose log ArviZ's elpd sums; R-hat and ESS are the same for
     the log), and of those the largest R-hat and the smallest ESS. (None, False) when
-    the family cannot rebuild its models (ModelFamily.true_class_probs)."""
+    the family cannot rebuild its models (ModelFamily.pointwise_predictive)."""
     from ..diagnostics import trace_diagnostics
     index = {}
     for o in outs:          # each model once, however many chains visit it
         for key in o.visits:
             index.setdefault(key, len(index))
-    p = family.true_class_probs(cfg, list(index))            # models x rows
+    p = family.pointwise_predictive(cfg, list(index))        # models x rows
     if p is None:
         return None, False
     draws = []
@@ -223,7 +223,7 @@ def _fmt(x, spec, inf=False):
     return ("inf" if inf else "n/a") if x is None else format(x, spec)
 
 
-def _convergence_lines(conv, traces):
+def _convergence_lines(conv, traces, predictive=None):
     of = (f"{conv['chains']} chains" if conv["chains"] > 1
           else "1 chain (its two halves)")
     lines = [f"R-hat (bulk, tail ESS) over {of} of {conv['draws']} draws: " + ", ".join(
@@ -232,8 +232,11 @@ def _convergence_lines(conv, traces):
         for k, label in traces)]
     p = conv.get("predictions")
     if p is not None:
-        lines.append(f"R-hat (bulk, tail ESS) of the predicted probability of each test "
-                     f"row's class, the worst of {p['rows']} rows: "
+        if predictive is None:
+            from ..family import ModelFamily
+            predictive = ModelFamily.predictive_label
+        lines.append(f"R-hat (bulk, tail ESS) of {predictive}, the worst of {p['rows']} "
+                     f"rows: "
                      f"{_fmt(p['rhat'], '.3f', 'predictions' in conv['rhat_warning'])} "
                      f"({_fmt(p['ess_bulk'], '.0f')}, {_fmt(p['ess_tail'], '.0f')})")
     return lines
@@ -242,9 +245,10 @@ def _convergence_lines(conv, traces):
 def _family_mcse(family, outs, extra, summary) -> list:
     """Monte Carlo standard errors of the family's posterior probabilities (edge
     marginals, co-clustering, the number of clusters), from the chains' own estimates:
-    their standard deviation over sqrt(chains) (independent chains of equal length).
-    Each as `<name>_mcse` in summary.json, the largest in a line."""
-    if len(outs) < 2 or not _mcmc(outs) or not extra:
+    their standard deviation over sqrt(chains) (independent chains of equal length, or
+    SMC's independent islands). Each as `<name>_mcse` in summary.json, the largest in
+    a line."""
+    if len(outs) < 2 or not extra:
         return []
     own = [family.summary(merge_visits([o], family.stats), o.kept)[0] if o.kept else {}
            for o in outs]

@@ -162,9 +162,9 @@ class TreeFamily(ModelFamily):
             total += v.count * t.predict_proba(test.X)
         return total / kept
 
-    def true_class_probs(self, cfg, keys):
+    def pointwise_predictive(self, cfg, keys):
         train, test = self.load_data(cfg)       # as the chains had them: same split
-        if test is None or train.task != "classification":
+        if test is None or train.task != "classification" or test.y is None:
             return None
         rowsets, alpha = RowSets(train), cfg.get("alpha", 1.0)
         rows = np.arange(test.n_rows)

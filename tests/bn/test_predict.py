@@ -77,3 +77,63 @@ def test_test_rows_are_read_by_name_and_checked(data, tmp_path):
         read_rows_like(f, data, "c")
     with pytest.raises(DataError, match="not a variable"):
         read_rows_like(f, data, "e")
+
+
+
+def test_a_network_runs_predictions_have_their_own_rhat_and_ess(tmp_path):
+    # per held-out row, the trace of P(its target value | the rest) under each kept
+    # draw's DAG, from the DAG's whole joint (as joint_predict, its tables cached),
+    # diagnosed by ArviZ: the run's worst R-hat and smallest bulk ESS are these
+    import json
+    import arviz as az
+    from slpy.bn.family import BN, parse_key
+    from slpy.mcmc.run import run
+    from ..conftest import EXAMPLES, ROOT
+    out = tmp_path / "r"
+    s = run(dict(prior=str(ROOT / "priors" / "bn.slp"), data=str(EXAMPLES / "asia.csv"),
+                 target="either", holdout=0.2, iterations=150, chains=2, jobs=1, seed=4),
+            out, quiet=True)
+    p = s["convergence"]["predictions"]
+    train, test = BN.load_data(json.loads((out / "config.json").read_text()))
+    names, t = train.names, train.names.index("either")
+    assert p["rows"] == test.n_rows
+    rows, first = np.unique(test.codes, axis=0, return_index=True)
+    y = test.y[first]
+    tables = {}
+
+    def table(node, ps):
+        if (node, ps) not in tables:
+            n = family_counts(train, node, ps).astype(float)
+            a_j, a_jk = family_prior("bdeu", 1.0, n.shape[0], n.shape[1])
+            tables[node, ps] = (n + a_jk) / (n.sum(1, keepdims=True) + a_j)
+        return tables[node, ps]
+
+    def true_value_probs(parents):
+        joint = np.ones((len(rows), 2))
+        for k in range(2):
+            z = rows.copy()
+            z[:, t] = k
+            for node, ps in enumerate(parents):
+                j = np.ravel_multi_index(tuple(z[:, q] for q in ps),
+                                         tuple(int(train.arities[q]) for q in ps)) \
+                    if ps else np.zeros(len(rows), dtype=np.int64)
+                joint[:, k] *= table(node, tuple(ps))[j, z[:, node]]
+        # rounded: DAGs with the same Markov blanket of the target tie exactly, as
+        # they do in the run (the other factors cancel, but not to the last bit here)
+        return np.round(joint[np.arange(len(rows)), y] / joint.sum(axis=1), 10)
+
+    chains = []
+    for c in sorted(out.glob("chain_*")):
+        keys = {int(r.split(",", 1)[0]): r.split(",", 1)[1].rsplit(",", 2)[0].strip('"')
+                for r in (c / "models.csv").read_text().splitlines()[1:]}
+        probs = {i: true_value_probs(parse_key(k, names)) for i, k in keys.items()}
+        ids = [int(r.split(",")[1]) for r in (c / "trace.csv").read_text().splitlines()[1:]]
+        chains.append(np.array([probs[i] for i in ids]))
+    n = min(len(c) for c in chains)
+    x = np.stack([c[:n] for c in chains])                   # chains x draws x rows
+    vary = np.ptp(x.reshape(-1, len(rows)), axis=0) > 0
+    assert vary.sum() >= 5
+    rhat = [float(az.rhat(x[:, :, j])) for j in np.flatnonzero(vary)]
+    ess = [float(az.ess(x[:, :, j])) for j in np.flatnonzero(vary)]
+    assert p["rhat"] == pytest.approx(max(rhat), abs=1e-6)
+    assert p["ess_bulk"] == pytest.approx(min(ess), abs=0.005)       # rounded to 2 places

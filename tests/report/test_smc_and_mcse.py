@@ -29,8 +29,12 @@ def test_smc_report_shows_the_evidence_not_convergence(tmp_path):
     lz, se = s["log_evidence"], s["log_evidence_se"]
     each = ", ".join(f"{i['log_evidence']:.4f}" for i in s["islands"])
     heats = ", ".join(str(i["heats"]) for i in s["islands"])
+    res = ", ".join(str(i["resampled"]) for i in s["islands"])
+    fess = ", ".join(f"{i['final_ess']:,.0f}" for i in s["islands"])
+    assert all(0 < i["final_ess"] <= 50 for i in s["islands"])
     assert "## Evidence" in md
-    assert f"| seed 0 | {lz:.4f} | {se:.3f} | 2 | 50 | {each} | {heats} |" in md
+    assert f"| seed 0 | {lz:.4f} | {se:.3f} | 2 | 50 | {each} | {heats} | {res} | {fess} |" \
+        in md
     assert "SMC, 2 island(s) of 50 particles" in md
     # particles are no Markov chain: no R-hat, acceptance, trajectories or advice
     for said in ("R-hat log-likelihood", "acceptance per chain", "--until-converged",
@@ -50,7 +54,7 @@ def test_one_island_has_no_standard_error():
                                                 "resampled": 2}]})
     mcmc = SimpleNamespace(label="seed 4", smc=False, config={}, summary={})
     lines, numbers = evidence_section([mcmc, run])
-    assert "| seed 3 | -39.5000 | - | 1 | 40 | -39.5000 | 11 | 2 |" in lines
+    assert "| seed 3 | -39.5000 | - | 1 | 40 | -39.5000 | 11 | 2 | - |" in lines
     assert numbers == [{"run": "seed 3", "log_evidence": -39.5, "log_evidence_se": None,
                         "islands": run.summary["islands"], "particles": 40}]
     assert evidence_section([mcmc]) == ([], [])
@@ -100,6 +104,26 @@ def test_family_report_shows_the_mcse_of_summary(tmp_path, prior, data, extra):
     m = s["top_models"][0]
     row = next(r for r in md.splitlines() if r.startswith("| M1 |"))
     assert row.endswith(f"| {m['prob']:.4f} (MCSE {m['mcse']:.4f}) |")
+    if prior == "bn.slp":       # each arrow of the links table with its own MCSE
+        links = md.split("### Links in either direction")[1].split("\n\n")[3]
+        rows = [r.split(" | ") for r in links.splitlines()[2:]]
+        assert rows
+        for r in rows:
+            a, b = r[0].strip("| ").split(" - ")
+            se = s["edge_marginals_mcse"]
+            assert r[2].endswith(f"({se.get(f'{a}->{b}', 0.0):.3f})")
+            assert r[3].endswith(f"({se.get(f'{b}->{a}', 0.0):.3f})")
+
+
+def test_smc_islands_give_the_family_mcse(tmp_path):
+    # independent islands: the edge marginals' MCSE from their spread, as chains'
+    run = tmp_path / "s"
+    ok("run", ROOT / "priors" / "bn.slp", "--data", ASIA, "--method", "smc",
+       "--particles", 60, "--chains", 3, "--out", run, "-q")
+    s = json.loads((run / "summary.json").read_text())
+    se = s["edge_marginals_mcse"]
+    assert se and all(x >= 0 for x in se.values()) and max(se.values()) > 0
+    assert _family_mcse_lines((run / "summary.txt").read_text())
 
 
 def _rank_one_tree(run_dir):
