@@ -65,7 +65,6 @@ def exact_prior_state(model, rng, max_tries: int = 100_000):
     """(state, draws made): an exact draw from the normalised prior, by pure SLP
     sampling until a draw succeeds and the sampler's moves can replay it."""
     from ..logic.kinds import PURE
-    from ..terms.term import deref
     for k in range(1, max_tries + 1):
         goal, ans = model._fresh_goal()
         ok, tree, _ = model.engine.run_sampling(goal, rng, mode=PURE, record=True)

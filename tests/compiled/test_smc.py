@@ -108,12 +108,18 @@ def test_a_particle_of_each_run_follows_the_exact_posterior():
     rng = np.random.default_rng(11)
     got = Counter(smc(m, rng, n=200, steps=2, particles=parts).resample_to(rng, 1)[0].key
                   for _ in range(600))
+    assert follows(got, want)
+
+
+def follows(got: Counter, want: dict) -> bool:
+    """Do the counts `got` pass a chi-square test (p > 0.01) against the exact
+    probabilities `want` (keys expected fewer than 5 times pooled)?"""
     n = sum(got.values())
     keys = [k for k in want if want[k] * n >= 5]
     rest_o = n - sum(got[k] for k in keys)
     rest_e = n - sum(want[k] * n for k in keys)
     assert set(got) <= set(want) and rest_e > 0
-    assert chisquare([got[k] for k in keys] + [rest_o],
+    return chisquare([got[k] for k in keys] + [rest_o],
                      [want[k] * n for k in keys] + [rest_e]).pvalue > 0.01
 
 
