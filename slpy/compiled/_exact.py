@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._numba_config import kernel
+from ..pcfg._block import _sample_h1, _sorted_rows
 from ._kernels import (DEPTH, FEAT, HI, LL, LO, NS, SIZE, THR, _change_step,
                        _count_splits, _leaf_ll, _perturb_step, _regrow_step, _splice,
                        _split_rows, _swap_step, _tree_ll)
@@ -184,19 +187,40 @@ def _exact_finish(k, count, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, al
 
 
 @kernel
+def _exact_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab, bucket,
+                heat, rng, perm2, I2, F2, tmp, counts, stack, ht, ht2, el, anc, orderT,
+                mark, y64, asum, aconst, fs, vs, h_max, work):
+    """One exact move of depth limit 1 (its block sampler without recursion: this
+    kernel can run inside the move loop). Returns (nodes after, accepted)."""
+    k, count = _exact_pick(n, perm, I, XT, rankT, uvals, uoff, z1, z2, m, bucket, rng, ht,
+                           el, h_max, work)
+    if k < 0:
+        return n, False
+    srt = _sorted_rows(perm[I[k, LO]:I[k, HI]].copy(), orderT, mark)
+    _sample_h1(srt, XT, y64, alpha, asum, aconst, m, I[k, DEPTH], heat, ptab, rng, fs, vs,
+               0, fs[:0].astype(np.float64))
+    return _exact_finish(k, count, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                         m, bucket, rng, perm2, I2, F2, tmp, counts, stack, ht, ht2, el,
+                         anc, fs, vs, h_max, work)
+
+
+@kernel
 def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
          bucket, boxes, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
-         F2, tmp, counts, stack, regs, out_ll, out_nodes, out_acc, out_move, ll):
+         F2, tmp, counts, stack, regs, out_ll, out_nodes, out_acc, out_move, ll, ht, ht2,
+         el, anc, orderT, mark, y64, asum, aconst, fs, vs, h_max, work):
     """Moves start..n_iter-1 from a tree of ``n`` nodes and log likelihood ``ll``: each
     a change move with probability ``p_change``, a swap move with probability
     ``p_swap``, an exact move with probability ``p_exact``, a perturb move (of
     ``width``) with probability ``p_perturb``, else a regrow move. Per iteration the
     log likelihood, the number of nodes, whether it moved and the move (0 regrow,
     1 change, 2 swap, 3 exact, 4 perturb) go to out_ll, out_nodes, out_acc, out_move.
-    Returns (nodes, log likelihood, -1) at the end, or (nodes, log likelihood, it) at
-    an iteration `it` that drew the exact move, which the caller makes (its block
-    sampler is called from Python: numba's cache cannot hold it inside this kernel,
-    being recursive) before calling again from it + 1."""
+    An exact move of depth limit 1 is made here (the arrays after ``ll``: its
+    bookkeeping, slpy.compiled.growtree). Returns (nodes, log likelihood, -1) at the
+    end, or (nodes, log likelihood, it) at an iteration `it` that drew an exact move
+    of a deeper limit, which the caller makes (its block sampler is called from
+    Python: numba's cache cannot hold it inside this kernel, being recursive) before
+    calling again from it + 1."""
     mixed = p_change + p_swap + p_exact + p_perturb > 0.0
     for it in range(start, n_iter):
         u = rng.random() if mixed else 1.0
@@ -212,7 +236,12 @@ def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
             out_move[it] = 2
         elif u < p_change + p_swap + p_exact:
             out_move[it] = 3
-            return n, ll, it
+            if h_max != 1:
+                return n, ll, it
+            n, acc = _exact_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                                 m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts,
+                                 stack, ht, ht2, el, anc, orderT, mark, y64, asum, aconst,
+                                 fs, vs, h_max, work)
         elif u < p_change + p_swap + p_exact + p_perturb:
             acc = _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
                                 m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,

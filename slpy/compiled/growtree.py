@@ -168,6 +168,11 @@ class GrowtreeChain:
         self._one = (np.empty(1), np.empty(1, dtype=np.int64), np.empty(1, dtype=np.bool_),
                      np.empty(1, dtype=np.int8))
         self._exact = self._exact_inputs(rs, int(exact_depth))
+        # what the move loop's own exact move takes (the sampler's inputs, no ptab)
+        ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, _, h_max, work = \
+            self._exact
+        self._exact_loop = (ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs,
+                            h_max, work)
 
     def _exact_inputs(self, rs: RowSets, h_max: int) -> tuple:
         """The exact move's arrays: its bookkeeping of the tree, then the block
@@ -244,7 +249,8 @@ class GrowtreeChain:
             self.n, lik, at = X._run(start, n_iter, self.n, self.perm, self.I, self.F,
                                      *self._data, heat, change, swap, exact, perturb,
                                      width, rng, perm2, I2, F2, tmp, counts, stack,
-                                     self._regs, ll, nodes, acc, move, self.log_lik)
+                                     self._regs, ll, nodes, acc, move, self.log_lik,
+                                     *self._exact_loop)
             self.log_lik = float(lik)
             if at < 0:
                 break
@@ -255,7 +261,8 @@ class GrowtreeChain:
             start = at + 1
 
     def _exact_move(self, rng, heat) -> bool:
-        """One exact block move (slpy.compiled._exact); accepted?"""
+        """One exact block move of a depth limit above 1 (slpy.compiled._exact; the
+        move loop makes those of limit 1 itself); accepted?"""
         from ..pcfg._block import _sample, _sorted_rows
         ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, logp, h_max, work = \
             self._exact

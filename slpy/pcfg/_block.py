@@ -237,11 +237,10 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
     subtree's log prior to logp[0]. Returns the next free position."""
     pd = _split_prob(ptab, d)
     if h == 0 or pd <= 0:
-        out_f[pos] = -1
-        out_v[pos] = 0.0
-        if pd > 0 and _has_split(srt, XT, m):
-            logp[0] += math.log1p(-pd) if pd < 1 else -np.inf
-        return pos + 1
+        return _leaf_at(srt, XT, m, pd, out_f, out_v, pos, logp)
+    if h == 1:
+        return _sample_h1(srt, XT, y, alpha, asum, aconst, m, d, heat, ptab, rng, out_f,
+                          out_v, pos, logp)
     fs, vs = _splits(srt, XT, m)
     S = fs.shape[0]
     if S == 0:
@@ -252,29 +251,15 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
     terms = np.empty(S + 1, dtype=np.float64)
     terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
     base = math.log(pd) - math.log(S)
-    if h == 1:
-        pairs = _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d + 1, heat, ptab, S)
-        for s in range(S):
-            terms[s] = base + pairs[s]
-    else:
-        for s in range(S):
-            left, right = _partition(srt, XT, fs[s], vs[s])
-            t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
-                            ptab)
-            if t > -np.inf:
-                t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1,
-                                 heat, ptab)
-            terms[s] = base + t
-    hi = terms.max()
-    w = np.exp(terms - hi)
-    u = rng.random() * w.sum()
-    k = S
-    acc = 0.0
-    for s in range(S + 1):
-        acc += w[s]
-        if u < acc and w[s] > 0:
-            k = s
-            break
+    for s in range(S):
+        left, right = _partition(srt, XT, fs[s], vs[s])
+        t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
+                        ptab)
+        if t > -np.inf:
+            t += _log_inside(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1,
+                             heat, ptab)
+        terms[s] = base + t
+    k = _draw(terms, rng)
     if k == S:
         out_f[pos] = -1
         out_v[pos] = 0.0
@@ -288,6 +273,78 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
                   out_f, out_v, pos + 1, logp)
     return _sample(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab, rng,
                    out_f, out_v, pos, logp)
+
+
+@kernel
+def _leaf_at(srt, XT, m, pd, out_f, out_v, pos, logp):
+    """A leaf at out_f[pos] (the subtree's depth limit, or a node that cannot split);
+    its prior factor added to logp[0] when logp has one."""
+    out_f[pos] = -1
+    out_v[pos] = 0.0
+    if logp.shape[0] > 0 and pd > 0 and _has_split(srt, XT, m):
+        logp[0] += math.log1p(-pd) if pd < 1 else -np.inf
+    return pos + 1
+
+
+@kernel
+def _draw(terms, rng):
+    """An index drawn in proportion to exp(terms)."""
+    hi = terms.max()
+    w = np.exp(terms - hi)
+    u = rng.random() * w.sum()
+    k = terms.shape[0] - 1
+    acc = 0.0
+    for s in range(terms.shape[0]):
+        acc += w[s]
+        if u < acc and w[s] > 0:
+            k = s
+            break
+    return k
+
+
+@kernel
+def _sample_h1(srt, XT, y, alpha, asum, aconst, m, d, heat, ptab, rng, out_f, out_v, pos,
+               logp):
+    """_sample at depth limit 1 (a leaf, or a split with two leaves), without
+    recursion, so that the compiled chain's move loop can call it (numba's cache holds
+    no recursive kernel there). logp: empty to leave the prior out."""
+    pd = _split_prob(ptab, d)
+    if pd <= 0:
+        return _leaf_at(srt, XT, m, pd, out_f, out_v, pos, logp)
+    fs, vs = _splits(srt, XT, m)
+    S = fs.shape[0]
+    if S == 0:
+        out_f[pos] = -1
+        out_v[pos] = 0.0
+        return pos + 1
+    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
+    terms = np.empty(S + 1, dtype=np.float64)
+    terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
+    base = math.log(pd) - math.log(S)
+    pairs = _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d + 1, heat, ptab, S)
+    for s in range(S):
+        terms[s] = base + pairs[s]
+    k = _draw(terms, rng)
+    if k == S:
+        out_f[pos] = -1
+        out_v[pos] = 0.0
+        if logp.shape[0] > 0:
+            logp[0] += math.log1p(-pd)
+        return pos + 1
+    out_f[pos] = fs[k]
+    out_v[pos] = vs[k]
+    pc = _split_prob(ptab, d + 1)
+    if logp.shape[0] == 0:
+        out_f[pos + 1] = -1
+        out_v[pos + 1] = 0.0
+        out_f[pos + 2] = -1
+        out_v[pos + 2] = 0.0
+        return pos + 3
+    logp[0] += math.log(pd) - math.log(S)
+    left, right = _partition(srt, XT, fs[k], vs[k])
+    pos = _leaf_at(left, XT, m, pc, out_f, out_v, pos + 1, logp)
+    return _leaf_at(right, XT, m, pc, out_f, out_v, pos, logp)
+
 
 
 @kernel
