@@ -15,9 +15,14 @@ default mixture's, at heat 1, called as the chain calls it) per data set: the me
 over --repeat seeds of 2,000 moves each, from a tree after 3,000 moves of the default
 mixture.
 
+With --hash it prints instead a hash of a fixed chain per data set (3,000 moves of the
+default mixture at heat 0.7 from a prior draw, seed 3: every move's log-likelihood,
+nodes, acceptance and kind, and the last tree), so that a change that must keep the
+draws can be checked against the commit before it.
+
     python benchmarks/compiled_speed.py [--iterations N] [--compiled-iterations M]
                                         [--repeat R] [--only bcw pima kyphosis]
-                                        [--agreement] [--exact]
+                                        [--agreement] [--exact] [--hash]
 """
 from __future__ import annotations
 
@@ -121,6 +126,20 @@ def exact_cost(name: str, seed: int, moves: int = 2000) -> float:
     return (time.process_time() - c0) / moves * 1e6
 
 
+def chain_hash(name: str) -> str:
+    """blake2b (8 bytes) of a fixed compiled chain's every move and last tree."""
+    import hashlib
+    c = GrowtreeChain(load_csv(BUNDLED / f"{name}.csv"), 0.95, 1.0, 5, exact_depth=1)
+    rng = np.random.default_rng(3)
+    c.sample_prior(rng)
+    o = c.run(3000, rng, 0.7, 0.2, 0.15, 0.1, 0.2, 3)
+    h = hashlib.blake2b(digest_size=8)
+    for k in ("log_lik", "nodes", "accepted", "move"):
+        h.update(o[k].tobytes())
+    h.update(c.canonical().encode())
+    return h.hexdigest()
+
+
 def main():
     ap = parser(__doc__)
     ap.add_argument("--iterations", type=int, default=3000,
@@ -133,7 +152,13 @@ def main():
                     help="mean log-likelihood and leaves per path in equal CPU time")
     ap.add_argument("--exact", action="store_true",
                     help="the CPU time of one exact move")
+    ap.add_argument("--hash", action="store_true",
+                    help="a hash of a fixed chain per data set (same draws?)")
     a = ap.parse_args()
+    if a.hash:
+        for name in a.only:
+            print(f"{name}: {chain_hash(name)}", flush=True)
+        return
     if a.exact:
         exact_cost("kyphosis", 0, 10)          # loads or compiles the kernels
         for name in a.only:
