@@ -18,9 +18,10 @@ b_1 < ... < b_T = 1 of prior x L^b (Del Moral, Doucet & Jasra 2006). At each ste
 
 The product of the steps' gains estimates the marginal likelihood Z = E_prior[L]
 without bias (on the natural scale) from exact draws; from weighted draws it is a
-ratio of two such estimates, consistent as the particles grow. The particles and their moves are a
-:class:`Particles`: the engine's (proof trees, any SLP) or a compiled path's
-(slpy.mcmc.paths: its own exact prior draws and moves on flat arrays).
+ratio of two such estimates, consistent as the particles grow. The particles and
+their moves are a :class:`Particles`: the engine's (proof trees, any SLP) or a
+compiled path's (slpy.mcmc.paths: its own exact prior draws and moves on flat
+arrays).
 slpy.mcmc.evidence runs several independent samplers ("islands", Verge, Dubarry, Del
 Moral & Moulines 2015), here or in worker processes, and pools them
 (:func:`pool_evidence`): the evidence is the mean of their Z, its standard error from

@@ -166,9 +166,9 @@ def evidence_section(runs) -> tuple[list[str], list[dict]]:
              "evidence, its standard error from their spread (- with one island; more "
              "islands, `--chains`, shrink it). The particles are draws, not a Markov "
              "chain's iterations, so no R-hat, acceptance rate or trajectory is shown for "
-             "them; `slpy compare` ranks priors by their evidence. The final ESS is that of each "
-             "island's final weights (its particles resampled to equal weights are the "
-             "run's draws).", ""]
+             "them; `slpy compare` ranks priors by their evidence. The final ESS is that "
+             "of each island's final weights (its particles resampled to equal weights "
+             "are the run's draws).", ""]
     lines += _table(["run", "log evidence", "standard error", "islands", "particles each",
                      "log evidence of each island", "heats", "resampled",
                      "final ESS"], rows)
