@@ -83,13 +83,30 @@ def _dask_client(scheduler, jobs):
         except (OSError, ValueError, TypeError) as e:   # ValueError: not an address
             raise RunError(f"--scheduler {scheduler}: cannot reach the dask scheduler "
                            f"({e})") from None
-        with client:
+        with _quiet_close(), client:
             yield
         return
-    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+    with _quiet_close(), LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                      dashboard_address=None,
+                                      silence_logs=logging.ERROR) as cluster, \
             Client(cluster):
         yield
+
+
+@contextlib.contextmanager
+def _quiet_close():
+    """No log of dask's own while its client works and closes (a chain's error closes it
+    with futures in flight, which tornado logs with a traceback; the error itself
+    reaches the caller): the levels are restored after the close."""
+    logs = [logging.getLogger(n) for n in ("tornado.application", "distributed")]
+    levels = [g.level for g in logs]
+    for g in logs:
+        g.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for g, lv in zip(logs, levels):
+            g.setLevel(lv)
 
 
 RAY_TIMEOUT = 10.0     # seconds a Ray cluster has to answer
