@@ -241,16 +241,12 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
     if h == 1:
         return _sample_h1(srt, XT, y, alpha, asum, aconst, m, d, heat, ptab, rng, out_f,
                           out_v, pos, logp)
-    fs, vs = _splits(srt, XT, m)
+    fs, vs, terms, base = _choice_terms(srt, XT, y, alpha, asum, aconst, m, heat, pd)
     S = fs.shape[0]
     if S == 0:
         out_f[pos] = -1
         out_v[pos] = 0.0
         return pos + 1
-    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
-    terms = np.empty(S + 1, dtype=np.float64)
-    terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
-    base = math.log(pd) - math.log(S)
     for s in range(S):
         left, right = _partition(srt, XT, fs[s], vs[s])
         t = _log_inside(left, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat,
@@ -273,6 +269,20 @@ def _sample(srt, XT, y, alpha, asum, aconst, m, d, h, heat, ptab, rng, out_f, ou
                   out_f, out_v, pos + 1, logp)
     return _sample(right, XT, y, alpha, asum, aconst, m, d + 1, h - 1, heat, ptab, rng,
                    out_f, out_v, pos, logp)
+
+
+@kernel
+def _choice_terms(srt, XT, y, alpha, asum, aconst, m, heat, pd):
+    """A node's valid splits and its choice's log terms, the stop's last (each split's
+    term still to add to `base`, its prior share); no terms when it has no split."""
+    fs, vs = _splits(srt, XT, m)
+    S = fs.shape[0]
+    terms = np.empty(S + 1, dtype=np.float64)
+    if S == 0:
+        return fs, vs, terms, 0.0
+    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
+    terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
+    return fs, vs, terms, math.log(pd) - math.log(S)
 
 
 @kernel
@@ -311,16 +321,12 @@ def _sample_h1(srt, XT, y, alpha, asum, aconst, m, d, heat, ptab, rng, out_f, ou
     pd = _split_prob(ptab, d)
     if pd <= 0:
         return _leaf_at(srt, XT, m, pd, out_f, out_v, pos, logp)
-    fs, vs = _splits(srt, XT, m)
+    fs, vs, terms, base = _choice_terms(srt, XT, y, alpha, asum, aconst, m, heat, pd)
     S = fs.shape[0]
     if S == 0:
         out_f[pos] = -1
         out_v[pos] = 0.0
         return pos + 1
-    leaf = heat * _leaf_score(srt, y, alpha, asum, aconst)
-    terms = np.empty(S + 1, dtype=np.float64)
-    terms[S] = math.log1p(-pd) + leaf if pd < 1 else -np.inf
-    base = math.log(pd) - math.log(S)
     pairs = _leaf_pairs(srt, XT, y, alpha, asum, aconst, m, d + 1, heat, ptab, S)
     for s in range(S):
         terms[s] = base + pairs[s]
