@@ -205,56 +205,65 @@ def _exact_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab
 
 
 @kernel
+def _move(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab, bucket, boxes,
+          heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2, F2, tmp,
+          counts, stack, regs, ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs,
+          h_max, work):
+    """One move of the mixture (:func:`_run`'s): (nodes after, accepted, the move: 0
+    regrow, 1 change, 2 swap, 3 exact, 4 perturb; -1 for an exact move of a limit
+    above 1, drawn but left to the caller)."""
+    u = rng.random() if p_change + p_swap + p_exact + p_perturb > 0.0 else 1.0
+    if u < p_change:
+        return n, _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                               ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts,
+                               regs), 1
+    if u < p_change + p_swap:
+        return n, _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                             ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts,
+                             regs), 2
+    if u < p_change + p_swap + p_exact:
+        if h_max != 1:
+            return n, False, -1
+        n, acc = _exact_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                             ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts, stack, ht,
+                             ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, h_max,
+                             work)
+        return n, acc, 3
+    if u < p_change + p_swap + p_exact + p_perturb:
+        return n, _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
+                                m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
+                                counts, width, regs), 4
+    n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
+                          bucket, boxes, heat, rng, perm2, I2, F2, tmp, counts, stack, regs)
+    return n, acc, 0
+
+
+@kernel
 def _run(start, n_iter, n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m, ptab,
          bucket, boxes, heat, p_change, p_swap, p_exact, p_perturb, width, rng, perm2, I2,
          F2, tmp, counts, stack, regs, out_ll, out_nodes, out_acc, out_move, ll, ht, ht2,
          el, anc, orderT, mark, y64, asum, aconst, fs, vs, h_max, work):
-    """Moves start..n_iter-1 from a tree of ``n`` nodes and log likelihood ``ll``: each
-    a change move with probability ``p_change``, a swap move with probability
-    ``p_swap``, an exact move with probability ``p_exact``, a perturb move (of
-    ``width``) with probability ``p_perturb``, else a regrow move. Per iteration the
-    log likelihood, the number of nodes, whether it moved and the move (0 regrow,
-    1 change, 2 swap, 3 exact, 4 perturb) go to out_ll, out_nodes, out_acc, out_move.
-    An exact move of depth limit 1 is made here (the arrays after ``ll``: its
-    bookkeeping, slpy.compiled.growtree). Returns (nodes, log likelihood, -1) at the
-    end, or (nodes, log likelihood, it) at an iteration `it` that drew an exact move
-    of a deeper limit, which the caller makes (its block sampler is called from
-    Python: numba's cache cannot hold it inside this kernel, being recursive) before
-    calling again from it + 1."""
-    mixed = p_change + p_swap + p_exact + p_perturb > 0.0
+    """Moves start..n_iter-1 (:func:`_move`) from a tree of ``n`` nodes and log
+    likelihood ``ll``. Per iteration the log likelihood, the number of nodes, whether
+    it moved and the move go to out_ll, out_nodes, out_acc, out_move. An exact move of
+    depth limit 1 is made here (the arrays after ``ll``: its bookkeeping,
+    slpy.compiled.growtree). Returns (nodes, log likelihood, -1) at the end, or (nodes,
+    log likelihood, it) at an iteration `it` that drew an exact move of a deeper limit,
+    which the caller makes (its block sampler is called from Python: numba's cache
+    cannot hold it inside this kernel, being recursive) before calling again from
+    it + 1."""
     for it in range(start, n_iter):
-        u = rng.random() if mixed else 1.0
-        if u < p_change:
-            acc = _change_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                               m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
-                               counts, regs)
-            out_move[it] = 1
-        elif u < p_change + p_swap:
-            acc = _swap_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                             m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
-                             counts, regs)
-            out_move[it] = 2
-        elif u < p_change + p_swap + p_exact:
+        n, acc, mv = _move(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                           ptab, bucket, boxes, heat, p_change, p_swap, p_exact, p_perturb,
+                           width, rng, perm2, I2, F2, tmp, counts, stack, regs, ht, ht2, el,
+                           anc, orderT, mark, y64, asum, aconst, fs, vs, h_max, work)
+        if mv < 0:
             out_move[it] = 3
-            if h_max != 1:
-                return n, ll, it
-            n, acc = _exact_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                                 m, ptab, bucket, heat, rng, perm2, I2, F2, tmp, counts,
-                                 stack, ht, ht2, el, anc, orderT, mark, y64, asum, aconst,
-                                 fs, vs, h_max, work)
-        elif u < p_change + p_swap + p_exact + p_perturb:
-            acc = _perturb_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha,
-                                m, ptab, bucket, boxes, heat, rng, perm2, I2, F2, tmp,
-                                counts, width, regs)
-            out_move[it] = 4
-        else:
-            n, acc = _regrow_step(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
-                                  alpha, m, ptab, bucket, boxes, heat, rng, perm2, I2, F2,
-                                  tmp, counts, stack, regs)
-            out_move[it] = 0
+            return n, ll, it
         if acc:     # summed afresh, so no rounding drifts along the chain
             ll = _tree_ll(n, I, F)
         out_ll[it] = ll
         out_nodes[it] = n
         out_acc[it] = acc
+        out_move[it] = mv
     return n, ll, -1

@@ -271,6 +271,13 @@ def _kernel(model, cfg):
     return kernel
 
 
+def _ladder(model, cfg, plain, scheme, adapt_until):
+    from .ladder import ladder_kernel
+    probs, exact, depth, perturb, width = _mixture(cfg["proposal"])
+    return ladder_kernel(plain, probs, width, MOVES[:3] + (exact, perturb), depth, scheme,
+                         adapt_until)
+
+
 def _start(model, cfg, rng, init_term=None) -> CompiledState:
     got = _settings(model)
     if isinstance(got, str):
@@ -331,4 +338,4 @@ def _fits(model) -> bool:
 register_path(FastPath("compiled", MOVES, _default,
                        "GROWTREE's moves on flat arrays in numba",
                        _why_not, _kernel, _start, only=("regrow",), fits=_fits,
-                       particles=_Particles))
+                       particles=_Particles, ladder=_ladder))

@@ -38,6 +38,9 @@ class FastPath:
     only: tuple = ()      # its moves the engine does not have
     fits: Callable = lambda model: True   # is the model of its kind (cheap, no check)?
     particles: Callable | None = None     # (model, cfg) -> slpy.mcmc.smc.Particles
+    # (model, cfg, the tempered kernel, swap scheme, adapt_until) -> a kernel making
+    # the same sweeps its own way (slpy.compiled.ladder)
+    ladder: Callable | None = None
 
 
 _PATHS: list = []

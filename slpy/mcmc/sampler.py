@@ -65,6 +65,8 @@ def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=Non
         first = replicas.start()
     adapt = t.adapt and t.k > 2 and cfg.burn_in > 0
     kernel = build_tempered_kernel(step, t.scheme, cfg.burn_in if adapt else 0)
+    if path is not None and path.ladder is not None and replicas is None:
+        kernel = path.ladder(model, cfg, kernel, t.scheme, cfg.burn_in if adapt else 0)
     return rngs, kernel, tempered_start(first, t.heats(), adapt)
 
 

@@ -1,0 +1,99 @@
+"""A tempered compiled chain's sweeps in one numba call a batch (slpy.compiled.ladder)
+make the same chain as the plain tempered kernel around the path's kernel, byte for
+byte: trace, visits, moves, swaps, ladder, best model, for the mixtures, swap schemes,
+ladders that re-space themselves or not, thinning, box constraints and a chain stopped
+early. The plain kernel is the one the chi-square tests of tests/compiled check against
+exact posteriors; the batches run under those tests too (temper > 1)."""
+import numpy as np
+import pytest
+
+import slpy.compiled.ladder as ladder
+from slpy.compiled.path import BOX_MIXTURE, COMPILED_MIXTURE
+from slpy.data import load_csv
+from slpy.mcmc.config import RunConfig
+from slpy.mcmc.sampler import run_chain
+
+from ..conftest import EXAMPLES
+from ..mcmc.test_correctness import model_for
+from .test_boxes import box_model
+
+
+@pytest.fixture(scope="module")
+def kyphosis():
+    return model_for(load_csv(EXAMPLES / "kyphosis.csv"), True)
+
+
+@pytest.fixture(scope="module")
+def boxed():
+    return box_model(load_csv(EXAMPLES / "kyphosis.csv").take(np.arange(40)))
+
+
+def _plain(plain, *args, **kw):
+    return plain
+
+
+def chain(model, monkeypatch, fused, stop_at=None, **settings):
+    """run_chain's output with the batches (and how many batches ran) or without."""
+    cfg = RunConfig(seed=11, path="compiled", **settings)
+    batches = []
+    with monkeypatch.context() as mp:
+        if fused:
+            fill = ladder._Batches._fill
+
+            def counted(self, *a):
+                batches.append(a[-1])
+                return fill(self, *a)
+            mp.setattr(ladder._Batches, "_fill", counted)
+        else:
+            mp.setattr(ladder, "ladder_kernel", _plain)
+        stops = [] if stop_at is None else [lambda sw: sw.it + 1 >= stop_at]
+        out = run_chain(model, cfg, 0, stops)
+    return out, batches
+
+
+def same(a, b):
+    assert a.iterations == b.iterations
+    for f in ("iter", "model", "log_lik", "d", "accepted", "swaps"):
+        assert np.array_equal(getattr(a.trace, f), getattr(b.trace, f)), f
+    assert {k: (v.id, v.count, v.log_lik, v.stats) for k, v in a.visits.items()} == \
+        {k: (v.id, v.count, v.log_lik, v.stats) for k, v in b.visits.items()}
+    for f in ("accepted", "moves", "swaps", "heats", "round_trips", "best_log_lik",
+              "best_model"):
+        assert getattr(a, f) == getattr(b, f), f
+
+
+@pytest.mark.parametrize("settings", [
+    dict(proposal=COMPILED_MIXTURE, temper=4, iterations=700, burn_in=150),
+    dict(proposal=COMPILED_MIXTURE, temper=2, iterations=300, burn_in=30),
+    dict(proposal="regrow:0.5,change:0.3,perturb:2:0.2", temper=3, swap="random",
+         iterations=400, burn_in=0, thin=3),
+    dict(proposal="swap:0.4,exact:1:0.2,regrow:0.4", temper=5, adapt_ladder=False,
+         iterations=300, burn_in=50, thin=2),
+])
+def test_batches_make_the_plain_kernel_s_chain(kyphosis, monkeypatch, settings):
+    a, batches = chain(kyphosis, monkeypatch, True, **settings)
+    b, _ = chain(kyphosis, monkeypatch, False, **settings)
+    assert batches and batches[0] == 0          # the batches ran, from the first sweep
+    assert len(a.trace) > 50 and a.accepted > 0 and sum(n for n, _ in a.swaps.values())
+    same(a, b)
+
+
+def test_under_box_constraints(boxed, monkeypatch):
+    s = dict(proposal=BOX_MIXTURE, temper=3, iterations=400, burn_in=100)
+    a, batches = chain(boxed, monkeypatch, True, **s)
+    assert batches
+    same(a, chain(boxed, monkeypatch, False, **s)[0])
+
+
+def test_a_chain_stopped_inside_a_batch_reports_the_same(kyphosis, monkeypatch):
+    s = dict(proposal=COMPILED_MIXTURE, temper=3, iterations=1000, burn_in=100)
+    a, _ = chain(kyphosis, monkeypatch, True, stop_at=437, **s)
+    b, _ = chain(kyphosis, monkeypatch, False, stop_at=437, **s)
+    assert a.iterations == 437
+    same(a, b)
+
+
+def test_a_deeper_exact_move_keeps_the_plain_kernel(kyphosis, monkeypatch):
+    s = dict(proposal="exact:2:0.3,regrow:0.7", temper=3, iterations=60, burn_in=10)
+    _, batches = chain(kyphosis, monkeypatch, True, **s)
+    assert batches == []
