@@ -15,6 +15,11 @@ default mixture's, at heat 1, called as the chain calls it) per data set: the me
 over --repeat seeds of 2,000 moves each, from a tree after 3,000 moves of the default
 mixture.
 
+With --moves it prints instead the CPU time of one move of each kind (regrow, change,
+swap, perturb, exact:1) and of the default mixture inside one call of many moves
+(`GrowtreeChain.run`, as a tempered run's batches make them), from a tree after 20,000
+moves of the mixture: the median over --repeat seeds of 20,000 moves each.
+
 With --hash it prints instead a hash of a fixed chain per data set (3,000 moves of the
 default mixture at heat 0.7 from a prior draw, seed 3: every move's log-likelihood,
 nodes, acceptance and kind, and the last tree), so that a change that must keep the
@@ -22,7 +27,7 @@ draws can be checked against the commit before it.
 
     python benchmarks/compiled_speed.py [--iterations N] [--compiled-iterations M]
                                         [--repeat R] [--only bcw pima kyphosis]
-                                        [--agreement] [--exact] [--hash]
+                                        [--agreement] [--exact] [--moves] [--hash]
 """
 from __future__ import annotations
 
@@ -126,6 +131,27 @@ def exact_cost(name: str, seed: int, moves: int = 2000) -> float:
     return (time.process_time() - c0) / moves * 1e6
 
 
+MOVE_KINDS = (("regrow", {}), ("change", dict(change=1.0)), ("swap", dict(swap=1.0)),
+              ("perturb", dict(perturb=1.0)), ("exact:1", dict(exact=1.0)),
+              ("mixture", dict(change=0.2, swap=0.15, exact=0.1, perturb=0.2)))
+
+
+def move_costs(name: str, seed: int, moves: int = 20_000) -> dict:
+    """Microseconds of CPU of one move of each kind within one call of many."""
+    c = GrowtreeChain(load_csv(BUNDLED / f"{name}.csv"), 0.95, 1.0, 5, exact_depth=1)
+    rng = np.random.default_rng(seed)
+    c.sample_prior(rng)
+    c.run(moves, rng, 1.0, **MOVE_KINDS[-1][1])
+    snap = c.snapshot()
+    out = {}
+    for kind, probs in MOVE_KINDS:
+        c.restore(snap)
+        t0 = time.process_time()
+        c.run(moves, rng, 1.0, **probs)
+        out[kind] = (time.process_time() - t0) / moves * 1e6
+    return out
+
+
 def chain_hash(name: str) -> str:
     """blake2b (8 bytes) of a fixed compiled chain's every move and last tree."""
     import hashlib
@@ -152,6 +178,8 @@ def main():
                     help="mean log-likelihood and leaves per path in equal CPU time")
     ap.add_argument("--exact", action="store_true",
                     help="the CPU time of one exact move")
+    ap.add_argument("--moves", action="store_true",
+                    help="the CPU time of one move of each kind within a call of many")
     ap.add_argument("--hash", action="store_true",
                     help="a hash of a fixed chain per data set (same draws?)")
     a = ap.parse_args()
@@ -165,6 +193,14 @@ def main():
             us = [exact_cost(name, seed) for seed in range(a.repeat)]
             print(f"{name}: exact move {statistics.median(us):.1f} us of CPU (per seed "
                   f"{', '.join(f'{x:.1f}' for x in us)})", flush=True)
+        return
+    if a.moves:
+        move_costs("kyphosis", 0, 10)          # loads or compiles the kernels
+        for name in a.only:
+            per = [move_costs(name, seed) for seed in range(a.repeat)]
+            print(f"{name}: us of CPU a move: " + ", ".join(
+                f"{k} {statistics.median(p[k] for p in per):.1f}" for k, _ in MOVE_KINDS),
+                flush=True)
         return
     if a.agreement:
         agreement(a)

@@ -27,6 +27,26 @@ def bcw():
     return load_csv(EXAMPLES / "bcw.csv")
 
 
+@pytest.mark.parametrize("data", ["bcw.csv", "pima.csv", "kyphosis.csv"])
+@pytest.mark.parametrize("bucket", [0.0, 4.0])     # sorting the ranks, or counting them
+def test_valid_splits_are_the_row_sets_splits_in_order(data, bucket):
+    ds = load_csv(EXAMPLES / data)
+    rs = RowSets(ds)
+    rng = np.random.default_rng(5)
+    for size in (1, 9, 10, 11, 40, ds.n_rows):
+        for m in (1, 5):
+            rows = np.sort(rng.choice(ds.n_rows, size, replace=False)).astype(np.int32)
+            fs, ts = K._valid_splits(rs._rankT, rs._uvals, rs._uoff, rows, m, bucket)
+            # reference: every observed value of a feature but its largest that leaves
+            # at least m rows a side, features in order, thresholds ascending
+            ref = [(f, t) for f in range(ds.n_features)
+                   for t in np.unique(ds.X[rows, f])[:-1]
+                   if m <= (ds.X[rows, f] <= t).sum() <= size - m]
+            assert list(zip(fs.tolist(), ts.tolist())) == ref
+            assert K._count_splits(rows, rs._rankT, rs._uvals, rs._uoff, rs._z1, rs._z2,
+                                   m, bucket) == len(ref)
+
+
 def visits(ds, heat, n_keep, thin, seed):
     c = GrowtreeChain(ds, 0.95, 1.0, 5)
     rng = np.random.default_rng(seed)
