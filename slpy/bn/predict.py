@@ -157,17 +157,28 @@ def dag_predictor(train: DiscreteData, score: str, ess: float, rows: Rows):
             c = cpts[(node, parents)] = np.log((n + a_jk) / (n.sum(1, keepdims=True) + a_j))
         return c
 
-    def one(parents) -> np.ndarray:
-        logp = np.zeros((rows.n_rows, r))
-        for node in [t] + [c for c, ps in enumerate(parents) if t in ps]:
-            ps = parents[node]
+    n = rows.n_rows
+    factors: dict = {}
+
+    def factor(node, ps) -> np.ndarray:
+        """[rows, r]: log theta_node(x_node | x_ps) with the target at each level
+        (cached: the same in every DAG where node has these parents)."""
+        f = factors.get((node, ps))
+        if f is None:
             th = theta(node, ps)
+            f = factors[(node, ps)] = np.empty((n, r))
             for k in range(r):
-                x = rows.codes.copy()
-                x[:, t] = k
-                j = np.ravel_multi_index(tuple(x[:, p] for p in ps), tuple(ar[list(ps)])) \
-                    if ps else np.zeros(rows.n_rows, dtype=np.int64)
-                logp[:, k] += th[j, x[:, node]]
+                level = np.full(n, k)
+                j = np.ravel_multi_index(tuple(level if p == t else rows.codes[:, p]
+                                               for p in ps), tuple(ar[list(ps)])) \
+                    if ps else np.zeros(n, dtype=np.int64)
+                f[:, k] = th[j, level if node == t else rows.codes[:, node]]
+        return f
+
+    def one(parents) -> np.ndarray:
+        logp = np.zeros((n, r))
+        for node in [t] + [c for c, ps in enumerate(parents) if t in ps]:
+            logp += factor(node, parents[node])
         logp -= logp.max(axis=1, keepdims=True)
         p = np.exp(logp)
         return p / p.sum(axis=1, keepdims=True)
