@@ -20,6 +20,7 @@ import numpy as np
 
 from .._numba_config import kernel
 from ..bn._kernels import _family_dense, _family_sorted
+from ._ladder import _swaps
 
 
 @kernel
@@ -245,3 +246,53 @@ def _run(n_iter, per_it, rng, heat, link, pu, pv, prob, log_rest, pa, ch, fam, m
             out_ll[it // per_it] = ll
             out_acc[it // per_it] = moved
     return ll
+
+
+@kernel
+def _ladder(sweep0, n_sweeps, lls, links, pas, chs, fams, pu, pv, prob, log_rest,
+            max_parents, n, table, binom, offset, cols, w, arities, ess, bdeu, dense_limit,
+            heats, at, random_scheme, p_change, pairs, gens, swap_rng, o_acc, o_move,
+            o_cold, o_swap, o_prob, o_nswap, o_at, o_ll, o_new, o_edges, o_pa):
+    """Sweeps sweep0 .. sweep0 + n_sweeps - 1 of replicas r (links[r], pas[r], chs[r],
+    fams[r], log likelihood lls[r]; all updated) at heats[level], each replica's
+    iteration as slpy.compiled.network's kernel makes it (one change move with
+    probability p_change, drawn from its generator when 0 < p_change < 1, else a
+    sweep of `pairs` of them), then the swaps (slpy.compiled._ladder._swaps). Per
+    sweep as slpy.compiled._ladder: o_acc, o_move (0 change, 1 sweep), ...; the state
+    at heat 1 after the swaps: o_edges and its parent masks o_pa[s] (o_new: they
+    differ from the sweep before's, o_pa[s - 1], or for s = 0 from o_pa[n_sweeps],
+    which the caller sets)."""
+    R = lls.shape[0]
+    level = np.empty(R, dtype=np.int64)
+    one_ll = np.empty(1)
+    one_acc = np.empty(1, dtype=np.bool_)
+    prev = n_sweeps
+    for s in range(n_sweeps):
+        for lv in range(R):
+            level[at[lv]] = lv
+        for r in range(R):
+            rng = gens[r]
+            one = p_change == 1.0 or 0.0 < p_change and rng.random() < p_change
+            lls[r] = _run(1, 1 if one else pairs, rng, heats[level[r]], links[r], pu, pv,
+                          prob, log_rest, pas[r], chs[r], fams[r], max_parents, n, table,
+                          binom, offset, cols, w, arities, ess, bdeu, dense_limit, lls[r],
+                          one_ll, one_acc)
+            o_acc[s, r] = one_acc[0]
+            o_move[s, r] = 0 if one else 1
+        o_cold[s] = at[0]
+        o_nswap[s] = _swaps(sweep0 + s, lls, at, heats, random_scheme, swap_rng,
+                            o_swap[s], o_prob[s])
+        o_at[s, :] = at
+        c = at[0]
+        o_ll[s] = lls[c]
+        link = links[c]
+        edges = 0
+        for e in range(link.shape[0]):
+            edges += link[e] != 0
+        o_edges[s] = edges
+        same = True
+        for v in range(n):
+            o_pa[s, v] = pas[c][v]
+            same = same and o_pa[s, v] == o_pa[prev, v]
+        o_new[s] = not same
+        prev = s

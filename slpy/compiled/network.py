@@ -356,6 +356,56 @@ def _kernel(model, cfg):
     return kernel
 
 
+class _Sweeps:
+    """A tempered network chain's sweeps in batches (slpy.compiled.ladder's kind):
+    replica iterations as :func:`_kernel` makes them, in slpy.compiled._network._ladder."""
+    names = MOVES
+
+    def __init__(self, p_change: float, pairs: int):
+        self.p_change, self.pairs = p_change, pairs
+
+    def outputs(self, B: int) -> dict:
+        return {"edges": np.zeros(B, np.int64)}
+
+    def begin(self, chains, rngs) -> None:
+        from .ladder import padded
+        self.chains = chains
+        self.lists = padded([[c.link for c in chains], [c.pa for c in chains],
+                             [c.ch for c in chains], [c.fam for c in chains],
+                             list(rngs.replicas)])
+
+    def last(self, cold) -> None:
+        self._last = cold._pa
+
+    def run(self, it, b, lls, heats, at, random_scheme, swap_rng, o) -> None:
+        c0 = self.chains[0]
+        # the state at heat 1 before the batch, then each sweep's
+        self.pa = np.empty((b + 1, c0.n), dtype=np.int64)
+        self.pa[b] = self._last
+        links, pas, chs, fams, gens = self.lists
+        X._ladder(it, b, lls, links, pas, chs, fams, c0.pu, c0.pv, c0.prob, c0.log_rest,
+                  c0.max_parents, c0.n, *c0.scores.args, heats, at, random_scheme,
+                  self.p_change, self.pairs, gens, swap_rng, o["acc"], o["move"],
+                  o["cold"], o["swap"], o["prob"], o["nswap"], o["at"], o["ll"], o["new"],
+                  o["edges"], self.pa)
+
+    def cold(self, o, s) -> NetworkState:
+        st = NetworkState.__new__(NetworkState)
+        st.chain, st.log_lik, st._pa = self.chains[0], float(o["ll"][s]), self.pa[s]
+        st.stats, st.d, st._key = (int(o["edges"][s]),), len(self.chains[0].link), None
+        return st
+
+
+def _ladder(model, cfg, plain, scheme, adapt_until):
+    from .ladder import ladder_kernel
+    w = dict.fromkeys(MOVES, 0.0)
+    for name, x in parse_mixture(cfg["proposal"]):
+        w[name] += x
+    pairs = len(model.scorer.names) * (len(model.scorer.names) - 1) // 2
+    return ladder_kernel(_Sweeps(w["change"] / (w["change"] + w["sweep"]), pairs), scheme,
+                         adapt_until)
+
+
 def _start(model, cfg, rng, init_term=None) -> NetworkState:
     from ..errors import RunError
     k = _settings(model)
@@ -439,4 +489,4 @@ def _fits(model) -> bool:
 register_path(FastPath("compiled", MOVES, MIXTURE,
                        "the network's link choices on flat arrays in numba",
                        _why_not, _kernel, _start, only=("sweep",), fits=_fits,
-                       particles=_Particles))
+                       particles=_Particles, ladder=_ladder))

@@ -272,9 +272,14 @@ def _kernel(model, cfg):
 
 
 def _ladder(model, cfg, plain, scheme, adapt_until):
-    from .ladder import ladder_kernel
+    """A tempered chain's sweeps in batches (slpy.compiled.ladder); the plain
+    kernel's when an exact move of a depth limit above 1 (made from Python) may be
+    drawn."""
+    from .ladder import TreeSweeps, ladder_kernel
     probs, exact, depth, perturb, width = _mixture(cfg["proposal"])
-    return ladder_kernel(plain, probs, width, MOVES[:3] + (exact, perturb), depth, scheme,
+    if depth != 1 and probs[2] > 0:
+        return plain
+    return ladder_kernel(TreeSweeps(probs, width, MOVES[:3] + (exact, perturb)), scheme,
                          adapt_until)
 
 

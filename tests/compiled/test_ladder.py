@@ -1,21 +1,26 @@
 """A tempered compiled chain's sweeps in one numba call a batch (slpy.compiled.ladder)
 make the same chain as the plain tempered kernel around the path's kernel, byte for
 byte: trace, visits, moves, swaps, ladder, best model, for the mixtures, swap schemes,
-ladders that re-space themselves or not, thinning, box constraints and a chain stopped
-early. The plain kernel is the one the chi-square tests of tests/compiled check against
+ladders that re-space themselves or not, thinning, box constraints, a chain stopped
+early, and the network path's chains (both network priors, change and sweep). The plain kernel is the one the chi-square tests of tests/compiled check against
 exact posteriors; the batches run under those tests too (temper > 1)."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 import slpy.compiled.ladder as ladder
+import slpy.mcmc.sampler as sampler
 from slpy.compiled.path import BOX_MIXTURE, COMPILED_MIXTURE
 from slpy.data import load_csv
 from slpy.mcmc.config import RunConfig
 from slpy.mcmc.sampler import run_chain
 
+from ..bn.test_mcmc import data  # noqa: F401  (a fixture)
 from ..conftest import EXAMPLES
 from ..mcmc.test_correctness import model_for
 from .test_boxes import box_model
+from .test_network import PRIORS, model_of
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +33,14 @@ def boxed():
     return box_model(load_csv(EXAMPLES / "kyphosis.csv").take(np.arange(40)))
 
 
-def _plain(plain, *args, **kw):
-    return plain
+def _no_ladder(mp):
+    """The paths as registered, without their batches (the plain tempered kernel)."""
+    real = sampler.fast_path
+
+    def plain(cfg, model):
+        path = real(cfg, model)
+        return path and dataclasses.replace(path, ladder=None)
+    mp.setattr(sampler, "fast_path", plain)
 
 
 def chain(model, monkeypatch, fused, stop_at=None, **settings):
@@ -45,7 +56,7 @@ def chain(model, monkeypatch, fused, stop_at=None, **settings):
                 return fill(self, *a)
             mp.setattr(ladder._Batches, "_fill", counted)
         else:
-            mp.setattr(ladder, "ladder_kernel", _plain)
+            _no_ladder(mp)
         stops = [] if stop_at is None else [lambda sw: sw.it + 1 >= stop_at]
         out = run_chain(model, cfg, 0, stops)
     return out, batches
@@ -97,3 +108,20 @@ def test_a_deeper_exact_move_keeps_the_plain_kernel(kyphosis, monkeypatch):
     s = dict(proposal="exact:2:0.3,regrow:0.7", temper=3, iterations=60, burn_in=10)
     _, batches = chain(kyphosis, monkeypatch, True, **s)
     assert batches == []
+
+
+@pytest.mark.parametrize("prior", sorted(PRIORS))
+@pytest.mark.parametrize("settings", [
+    dict(proposal="sweep", temper=4, iterations=500, burn_in=100),
+    dict(proposal="change:0.6,sweep:0.4", temper=3, swap="random", iterations=600,
+         burn_in=0, thin=2),
+])
+def test_network_batches_make_the_plain_kernel_s_chain(data, monkeypatch, prior,  # noqa: F811
+                                                       settings):
+    path, params = PRIORS[prior]
+    m = model_of(data, path, **params)[1]
+    a, batches = chain(m, monkeypatch, True, **settings)
+    b, _ = chain(m, monkeypatch, False, **settings)
+    assert batches and len(a.visits) > 5 and sum(n for n, _ in a.swaps.values())
+    same(a, b)
+
