@@ -39,7 +39,7 @@ class FastPath:
     fits: Callable = lambda model: True   # is the model of its kind (cheap, no check)?
     particles: Callable | None = None     # (model, cfg) -> slpy.mcmc.smc.Particles
     # (model, cfg, the tempered kernel, swap scheme, adapt_until) -> a kernel making
-    # the same sweeps its own way (slpy.compiled.ladder)
+    # the same sweeps its own way (slpy.compiled.ladder), or the tempered kernel given
     ladder: Callable | None = None
 
 

@@ -21,7 +21,7 @@ from .moves import DEFAULT_PROPOSAL
 from .paths import fast_path, resolve_path
 from .observers import SwapCounter, Tally, TraceRecorder, VisitCounter
 from .output import ChainOutput
-from .seeds import chain_rng, replica_rngs
+from .seeds import ReplicaRngs, chain_rng, replica_rngs
 from .tempered import build_tempered_kernel, local_replicas, tempered_start
 
 __all__ = ["run_chain", "chain_kernel"]
@@ -55,6 +55,9 @@ def chain_kernel(model, cfg: RunConfig, index: int, init_term=None, replicas=Non
     t = cfg.tempering()
     if t.k == 1:
         rng = chain_rng(cfg.seed, index)
+        batches = path and path.ladder and path.ladder(model, cfg, None, t.scheme, 0)
+        if batches:     # a ladder of one: the same draws, its iterations in batches
+            return ReplicaRngs((rng,), rng), batches, tempered_start([start(rng)], [1.0])
         return rng, base, start(rng)
     rngs = replica_rngs(cfg.seed, index, t.k)
     if replicas is None:
