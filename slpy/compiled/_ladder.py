@@ -10,6 +10,8 @@ the replica that moved at heat 1, the swaps (i, j, accepted; their acceptance
 probabilities), the levels' replicas after them, and the state at heat 1 after them
 (log likelihood, nodes, leaves, depth; its split features and thresholds in pre-order
 appended to feat_buf, thr_buf when it differs from the sweep before's, new[s]).
+
+SMC's particles are moved here too, a group a call (:func:`_move_particles`).
 """
 from __future__ import annotations
 
@@ -115,3 +117,39 @@ def _ladder(sweep0, n_sweeps, ns, lls, perms, Is, Fs, XT, rankT, uvals, uoff, z1
             end += n
         o_off[s] = prev
     return end
+
+
+@kernel
+def _move_particles(k, ns, lls, perms, Is, Fs, n_moves, heat, p_change, p_swap, p_exact,
+                    p_perturb, width, rng, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y,
+                    alpha, m, ptab, bucket, boxes, perm2, I2, F2, tmp, counts, stack, regs,
+                    ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs, h_max, work,
+                    o_acc, o_n, o_ll, o_perm, o_I, o_F):
+    """SMC's moves of particles 0 .. k-1 (particle p: tree ns[p] nodes Is[p], Fs[p],
+    rows perms[p], log likelihood lls[p]), each copied into the chain's arrays (perm,
+    I, F) and moved `n_moves` times at `heat` (:func:`slpy.compiled._exact._move`,
+    drawing from `rng` in turn, as slpy.compiled.path's particles move one at a time).
+    o_acc[p]: moves accepted; when some were, the particle after them in o_n, o_ll,
+    o_perm, o_I, o_F."""
+    for p in range(k):
+        n = ns[p]
+        perm[:] = perms[p]
+        I[:n] = Is[p]
+        F[:n] = Fs[p]
+        ll = lls[p]
+        acc = 0
+        for _ in range(n_moves):
+            n, a, mv = _move(n, perm, I, F, XT, rankT, uvals, uoff, z1, z2, y, alpha, m,
+                             ptab, bucket, boxes, heat, p_change, p_swap, p_exact,
+                             p_perturb, width, rng, perm2, I2, F2, tmp, counts, stack, regs,
+                             ht, ht2, el, anc, orderT, mark, y64, asum, aconst, fs, vs,
+                             h_max, work)
+            if a:
+                ll = _tree_ll(n, I, F)
+                acc += 1
+        o_acc[p] = acc
+        if acc:
+            o_n[p], o_ll[p] = n, ll
+            o_perm[p] = perm
+            o_I[p, :n] = I[:n]
+            o_F[p, :n] = F[:n]

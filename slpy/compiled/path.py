@@ -30,6 +30,7 @@ BOX_MIXTURE = "regrow:0.35,change:0.2,swap:0.15,perturb:0.2"
 MOVES = ("regrow", "change", "swap", "exact", "perturb")
 CHECK_DRAWS = 8            # prior draws of the program compared with the compiled prior
 CHECK_TOL = 1e-9
+GROUP = 16                 # SMC's particles moved a numba call
 
 
 class CompiledState:
@@ -305,6 +306,17 @@ class _Particle(CompiledState):
         super().__init__(chain, after)
         self.snap = chain.snapshot()
 
+    @classmethod
+    def of(cls, after, n, perm, I, F, log_lik):
+        """The particle of a tree given as a snapshot's arrays (moved from `after`)."""
+        from ._kernels import _snapshot
+        p = cls.__new__(cls)
+        p.chain, p.log_lik, p.snap = after.chain, log_lik, (n, perm, I, F, log_lik)
+        p._feat, p._thr, leaves, depth, same = _snapshot(n, I, F, after._feat, after._thr)
+        p.stats, p.d = (leaves, depth), 2 * n - leaves
+        p._key = after._key if same else None
+        return p
+
 
 class _Particles:
     """SMC's particles on this path (slpy.mcmc.smc.Particles): exact draws of the
@@ -318,6 +330,7 @@ class _Particles:
             raise RunError(f"--path compiled: {got}")
         self.probs, _, depth, _, self.width = _mixture(cfg["proposal"])
         self.chain = _new_chain(model, *got, depth)
+        self._out = None
 
     def draw(self, rng):
         self.chain.sample_prior(rng)
@@ -333,6 +346,40 @@ class _Particles:
         acc = int(self.chain.run(steps, rng, heat, *self.probs, self.width)["accepted"]
                   .sum())
         return (_Particle(self.chain, particle) if acc else particle), acc
+
+    def move_all(self, rng, particles, heat, steps, it):
+        """:meth:`move` of each particle in turn (the same draws), GROUP of them a
+        numba call: (the particles after, moves accepted)."""
+        import numpy as np
+        from ._ladder import _move_particles
+        from .ladder import padded
+        c = self.chain
+        if c._exact_loop[11] != 1 and self.probs[2] > 0:     # exact moves from Python
+            return None
+        if self._out is None:
+            N, cap = len(c.perm), len(c.I)
+            self._out = (np.zeros(GROUP, np.int64), np.zeros(GROUP, np.int64),
+                         np.zeros(GROUP), np.zeros((GROUP, N), np.int32),
+                         np.zeros((GROUP, cap, 6), np.int64), np.zeros((GROUP, cap, 2)))
+        o_acc, o_n, o_ll, o_perm, o_I, o_F = self._out
+        out, accepted = list(particles), 0
+        for g in range(0, len(out), GROUP):
+            group = out[g:g + GROUP]
+            snaps = [p.snap for p in group]
+            perms, Is, Fs = padded([[s[1] for s in snaps], [s[2] for s in snaps],
+                                    [s[3] for s in snaps]], GROUP)
+            _move_particles(len(group), np.array([s[0] for s in snaps], np.int64),
+                            np.array([s[4] for s in snaps]), perms, Is, Fs, steps, heat,
+                            *self.probs, self.width, rng, c.perm, c.I, c.F, *c._data,
+                            *c._scratch, c._regs, *c._exact_loop, o_acc, o_n, o_ll,
+                            o_perm, o_I, o_F)
+            for i, p in enumerate(group):
+                if o_acc[i]:
+                    n = int(o_n[i])
+                    out[g + i] = _Particle.of(p, n, o_perm[i].copy(), o_I[i, :n].copy(),
+                                              o_F[i, :n].copy(), float(o_ll[i]))
+            accepted += int(o_acc[:len(group)].sum())
+        return out, accepted
 
 
 def _fits(model) -> bool:

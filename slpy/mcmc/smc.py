@@ -208,7 +208,15 @@ def smc(model, rng, n: int = 400, proposal: str = "default", steps: int = 3,
 
 
 def _move_all(particles, rng, states, heat, steps, it, out) -> int:
-    """Each particle `steps` moves at `heat` (in place); the iterations made so far."""
+    """Each particle `steps` moves at `heat` (in place; all at once where the particles
+    offer ``move_all``, the same moves); the iterations made so far."""
+    batch = getattr(particles, "move_all", None)
+    done = batch and batch(rng, states, heat, steps, it)
+    if done:
+        states[:], acc = done
+        out.proposed += steps * len(states)
+        out.accepted += acc
+        return it + steps * len(states)
     for i in range(len(states)):
         states[i], acc = particles.move(rng, states[i], heat, steps, it)
         it += steps

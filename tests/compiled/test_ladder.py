@@ -3,7 +3,8 @@ make the same chain as the plain tempered kernel around the path's kernel, byte 
 byte: trace, visits, moves, swaps, ladder, best model, for the mixtures, swap schemes,
 ladders that re-space themselves or not, thinning, box constraints, a chain stopped
 early, and the network path's chains (both network priors, change and sweep); and
-chains without tempering, a ladder of one. The plain kernel is the one the chi-square tests of tests/compiled check against
+chains without tempering, a ladder of one. SMC's particles moved a group a call make
+the same population and evidence as moved one at a time. The plain kernel is the one the chi-square tests of tests/compiled check against
 exact posteriors; the batches run under those tests too (temper > 1)."""
 import dataclasses
 
@@ -129,4 +130,26 @@ def test_network_batches_make_the_plain_kernel_s_chain(data, monkeypatch, prior,
     assert batches and len(a.visits) > 5
     assert sum(n for n, _ in a.swaps.values()) or settings["temper"] == 1
     same(a, b)
+
+
+@pytest.mark.parametrize("proposal", [COMPILED_MIXTURE, "regrow:0.5,change:0.5"])
+def test_smc_particles_moved_in_groups_are_moved_as_one_at_a_time(kyphosis, monkeypatch,
+                                                                   proposal):
+    import slpy.compiled.path as path
+    from slpy.mcmc.paths import fast_path, resolve_path
+    from slpy.mcmc.smc import smc
+    cfg, _ = resolve_path(kyphosis, RunConfig(method="smc", temper=1, proposal=proposal))
+
+    def run(grouped):
+        with monkeypatch.context() as mp:
+            if not grouped:
+                mp.setattr(path._Particles, "move_all", lambda *a: None)
+            parts = fast_path(cfg, kyphosis).particles(kyphosis, cfg)
+            return smc(kyphosis, np.random.default_rng(3), n=40, steps=3, particles=parts)
+    a, b = run(True), run(False)
+    assert len(a.heats) > 3 and a.accepted > 0
+    assert (a.log_evidence, a.heats, a.accepted, a.proposed) == \
+        (b.log_evidence, b.heats, b.accepted, b.proposed)
+    assert [(s.key, s.log_lik, s.stats, s.d) for s in a.states] == \
+        [(s.key, s.log_lik, s.stats, s.d) for s in b.states]
 
