@@ -330,6 +330,7 @@ class _Particles:
             raise RunError(f"--path compiled: {got}")
         self.probs, _, depth, _, self.width = _mixture(cfg["proposal"])
         self.chain = _new_chain(model, *got, depth)
+        self._grouped = depth == 1 or self.probs[2] == 0     # no exact move from Python
         self._out = None
 
     def draw(self, rng):
@@ -354,7 +355,7 @@ class _Particles:
         from ._ladder import _move_particles
         from .ladder import padded
         c = self.chain
-        if c._exact_loop[11] != 1 and self.probs[2] > 0:     # exact moves from Python
+        if not self._grouped:
             return None
         if self._out is None:
             N, cap = len(c.perm), len(c.I)

@@ -99,6 +99,9 @@ class Particles:
         are the engine's enumerated proofs)."""
         raise NotImplementedError
 
+    # optional: move_all(rng, particles, heat, steps, it) -> (the particles after,
+    # moves accepted) or None, the same moves as `move` of each in turn, made at once
+
 
 class EngineParticles(Particles):
     """Proof trees of any SLP, moved by the engine's moves (``proposal``)."""
