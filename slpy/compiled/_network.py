@@ -296,3 +296,37 @@ def _ladder(sweep0, n_sweeps, lls, links, pas, chs, fams, pu, pv, prob, log_rest
             same = same and o_pa[s, v] == o_pa[prev, v]
         o_new[s] = not same
         prev = s
+
+
+@kernel
+def _move_particles(k, lls, links, pas, chs, fams, n_steps, heat, p_change, pairs, rng,
+                    link, pa, ch, fam, pu, pv, prob, log_rest, max_parents, n, table, binom,
+                    offset, cols, w, arities, ess, bdeu, dense_limit, o_acc, o_ll, o_link,
+                    o_pa, o_ch, o_fam):
+    """SMC's moves of particles 0 .. k-1 (particle p: links[p], pas[p], chs[p], fams[p],
+    log likelihood lls[p]), each copied into the chain's arrays (link, pa, ch, fam)
+    and given `n_steps` iterations at `heat` as slpy.compiled.network's kernel makes
+    them, drawing from `rng` in turn. o_acc[p]: iterations that accepted a move; when
+    some did, the particle after them in o_ll, o_link, o_pa, o_ch, o_fam."""
+    one_ll = np.empty(1)
+    one_acc = np.empty(1, dtype=np.bool_)
+    for p in range(k):
+        link[:] = links[p]
+        pa[:] = pas[p]
+        ch[:] = chs[p]
+        fam[:] = fams[p]
+        ll = lls[p]
+        acc = 0
+        for _ in range(n_steps):
+            one = p_change == 1.0 or 0.0 < p_change and rng.random() < p_change
+            ll = _run(1, 1 if one else pairs, rng, heat, link, pu, pv, prob, log_rest, pa,
+                      ch, fam, max_parents, n, table, binom, offset, cols, w, arities, ess,
+                      bdeu, dense_limit, ll, one_ll, one_acc)
+            acc += one_acc[0]
+        o_acc[p] = acc
+        if acc:
+            o_ll[p] = ll
+            o_link[p] = link
+            o_pa[p] = pa
+            o_ch[p] = ch
+            o_fam[p] = fam

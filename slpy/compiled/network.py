@@ -42,6 +42,7 @@ START_TRIES = 1000
 EXACT_TRIES = 100_000      # as slpy.mcmc.smc.exact_prior_state
 FIRST_TRIES = 10_000       # SMC: rejection draws tried before weighted draws
 DRAW_TRIES = 3             # the program's draws for the recognition
+GROUP = 16                 # SMC's particles moved a numba call
 
 
 def table_size(n: int, max_parents: int) -> int:
@@ -340,11 +341,16 @@ def _why_not(model, cfg) -> str | None:
     return k if isinstance(k, str) else _recognised(model, k)
 
 
-def _kernel(model, cfg):
+def _change_share(cfg) -> float:
+    """The probability that an iteration is one change move rather than a sweep."""
     w = dict.fromkeys(MOVES, 0.0)
     for name, x in parse_mixture(cfg["proposal"]):
         w[name] += x
-    p_change = w["change"] / (w["change"] + w["sweep"])
+    return w["change"] / (w["change"] + w["sweep"])
+
+
+def _kernel(model, cfg):
+    p_change = _change_share(cfg)
     pairs = len(model.scorer.names) * (len(model.scorer.names) - 1) // 2
 
     def kernel(rng, state, it, heat=1.0):
@@ -398,12 +404,8 @@ class _Sweeps:
 
 def _ladder(model, cfg, plain, scheme, adapt_until):
     from .ladder import ladder_kernel
-    w = dict.fromkeys(MOVES, 0.0)
-    for name, x in parse_mixture(cfg["proposal"]):
-        w[name] += x
     pairs = len(model.scorer.names) * (len(model.scorer.names) - 1) // 2
-    return ladder_kernel(_Sweeps(w["change"] / (w["change"] + w["sweep"]), pairs), scheme,
-                         adapt_until)
+    return ladder_kernel(_Sweeps(_change_share(cfg), pairs), scheme, adapt_until)
 
 
 def _start(model, cfg, rng, init_term=None) -> NetworkState:
@@ -431,6 +433,15 @@ class _Particle(NetworkState):
         super().__init__(chain)
         self.snap = chain.snapshot()
 
+    @classmethod
+    def of(cls, chain, link, pa, ch, fam, log_lik):
+        """The particle of a snapshot's arrays."""
+        p = cls.__new__(cls)
+        p.chain, p.log_lik, p._pa, p._key = chain, log_lik, pa.copy(), None
+        p.stats, p.d = (int(np.count_nonzero(link)),), len(link)
+        p.snap = (link, pa, ch, fam, log_lik)
+        return p
+
 
 class _Particles:
     """SMC's particles on this path (slpy.mcmc.smc.Particles): exact draws of the
@@ -447,6 +458,9 @@ class _Particles:
         self.parent_sets = model.scorer.parent_sets
         self.exact = None          # undecided until the first draw
         self.tried = 0
+        self.p_change = _change_share(cfg)
+        self.pairs = len(self.chain.link)
+        self._out = None
 
     def from_term(self, term):
         """The particle of a DAG term (the sampler check's exact starts)."""
@@ -480,6 +494,36 @@ class _Particles:
             state, info = self.kernel(rng, state, it + k, heat)
             acc += info.accepted
         return (_Particle(self.chain) if acc else particle), acc
+
+    def move_all(self, rng, particles, heat, steps, it):
+        """:meth:`move` of each particle in turn (the same draws), GROUP of them a
+        numba call: (the particles after, iterations that accepted a move)."""
+        from .ladder import padded
+        c = self.chain
+        if self._out is None:
+            E, n = len(c.link), c.n
+            self._out = (np.zeros(GROUP, np.int64), np.zeros(GROUP),
+                         np.zeros((GROUP, E), np.int64), np.zeros((GROUP, n), np.int64),
+                         np.zeros((GROUP, n), np.int64), np.zeros((GROUP, n)))
+        o_acc, o_ll, o_link, o_pa, o_ch, o_fam = self._out
+        out, accepted = list(particles), 0
+        for g in range(0, len(out), GROUP):
+            group = out[g:g + GROUP]
+            snaps = [p.snap for p in group]
+            links, pas, chs, fams = padded([[s[i] for s in snaps] for i in range(4)],
+                                           GROUP)
+            X._move_particles(len(group), np.array([s[4] for s in snaps]), links, pas, chs,
+                              fams, steps, heat, self.p_change, self.pairs, rng, c.link,
+                              c.pa, c.ch, c.fam, c.pu, c.pv, c.prob, c.log_rest,
+                              c.max_parents, c.n, *c.scores.args, o_acc, o_ll, o_link, o_pa,
+                              o_ch, o_fam)
+            for i in range(len(group)):
+                if o_acc[i]:
+                    out[g + i] = _Particle.of(c, o_link[i].copy(), o_pa[i].copy(),
+                                              o_ch[i].copy(), o_fam[i].copy(),
+                                              float(o_ll[i]))
+            accepted += int(o_acc[:len(group)].sum())
+        return out, accepted
 
 
 def _fits(model) -> bool:

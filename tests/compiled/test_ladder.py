@@ -4,7 +4,7 @@ byte: trace, visits, moves, swaps, ladder, best model, for the mixtures, swap sc
 ladders that re-space themselves or not, thinning, box constraints, a chain stopped
 early, and the network path's chains (both network priors, change and sweep); and
 chains without tempering, a ladder of one. SMC's particles moved a group a call make
-the same population and evidence as moved one at a time. The plain kernel is the one the chi-square tests of tests/compiled check against
+the same population and evidence as moved one at a time, on both paths. The plain kernel is the one the chi-square tests of tests/compiled check against
 exact posteriors; the batches run under those tests too (temper > 1)."""
 import dataclasses
 
@@ -132,21 +132,39 @@ def test_network_batches_make_the_plain_kernel_s_chain(data, monkeypatch, prior,
     same(a, b)
 
 
-@pytest.mark.parametrize("proposal", [COMPILED_MIXTURE, "regrow:0.5,change:0.5"])
-def test_smc_particles_moved_in_groups_are_moved_as_one_at_a_time(kyphosis, monkeypatch,
-                                                                   proposal):
-    import slpy.compiled.path as path
+def smc_both_ways(m, monkeypatch, proposal, module):
+    """SMC's run with the particles moved in groups, and one at a time."""
     from slpy.mcmc.paths import fast_path, resolve_path
     from slpy.mcmc.smc import smc
-    cfg, _ = resolve_path(kyphosis, RunConfig(method="smc", temper=1, proposal=proposal))
+    cfg, _ = resolve_path(m, RunConfig(method="smc", temper=1, proposal=proposal))
 
     def run(grouped):
         with monkeypatch.context() as mp:
             if not grouped:
-                mp.setattr(path._Particles, "move_all", lambda *a: None)
-            parts = fast_path(cfg, kyphosis).particles(kyphosis, cfg)
-            return smc(kyphosis, np.random.default_rng(3), n=40, steps=3, particles=parts)
-    a, b = run(True), run(False)
+                mp.setattr(module._Particles, "move_all", lambda *a: None)
+            parts = fast_path(cfg, m).particles(m, cfg)
+            return smc(m, np.random.default_rng(3), n=40, steps=3, particles=parts)
+    return run(True), run(False)
+
+
+@pytest.mark.parametrize("proposal", [COMPILED_MIXTURE, "regrow:0.5,change:0.5"])
+def test_smc_particles_moved_in_groups_are_moved_as_one_at_a_time(kyphosis, monkeypatch,
+                                                                   proposal):
+    import slpy.compiled.path as path
+    a, b = smc_both_ways(kyphosis, monkeypatch, proposal, path)
+    same_population(a, b)
+
+
+@pytest.mark.parametrize("proposal", ["sweep", "change:0.5,sweep:0.5"])
+def test_smc_network_particles_in_groups_too(data, monkeypatch, proposal):  # noqa: F811
+    import slpy.compiled.network as network
+    path, params = PRIORS["expert"]      # required, forbidden and ordered pairs
+    m = model_of(data, path, **params)[1]
+    a, b = smc_both_ways(m, monkeypatch, proposal, network)
+    same_population(a, b)
+
+
+def same_population(a, b):
     assert len(a.heats) > 3 and a.accepted > 0
     assert (a.log_evidence, a.heats, a.accepted, a.proposed) == \
         (b.log_evidence, b.heats, b.accepted, b.proposed)
