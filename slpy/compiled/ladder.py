@@ -2,7 +2,8 @@
 of slpy.mcmc.tempered.build_tempered_kernel around a compiled path's kernel, the same
 chain byte for byte, without a Python call (and a numba dispatch) for every move of
 every replica. A *kind* makes the sweeps of its chains: :class:`TreeSweeps`
-(slpy.compiled._ladder, GROWTREE's chains) and slpy.compiled.network's (networks).
+(slpy.compiled._ladder, GROWTREE's chains) and :class:`NetworkSweeps`
+(slpy.compiled._network, networks).
 
 The first call of a batch makes its sweeps at once and each call hands out the next:
 the replicas' arrays run up to a batch ahead of the sweep handed out, so a chain
@@ -19,7 +20,7 @@ import numpy as np
 from ..mcmc.kernel import Info
 from ..mcmc.tempered import TemperedInfo
 
-__all__ = ["ladder_kernel", "BATCH"]
+__all__ = ["ladder_kernel", "TreeSweeps", "NetworkSweeps", "padded", "BATCH", "PAD"]
 
 BATCH = 64               # sweeps a numba call: its cost is then a few per cent of theirs
 PAD = 16                 # replicas' tuples are padded to a multiple of this
@@ -62,7 +63,7 @@ class _Whole:
 def ladder_kernel(kind, scheme: str, adapt_until: int, batch: int = BATCH):
     """The tempered kernel ``kernel(rngs, state, it)`` of the plain tempered kernel
     (whose ladder re-spaces itself before sweep `adapt_until`), its sweeps made in
-    batches of `batch` by `kind` (:class:`TreeSweeps`, or slpy.compiled.network's);
+    batches of `batch` by `kind` (:class:`TreeSweeps`, :class:`NetworkSweeps`);
     `scheme`: neighbours or random swaps."""
     return _Batches(kind, scheme == "random", adapt_until, batch).sweep
 
@@ -196,3 +197,43 @@ class TreeSweeps:
         off, n = int(o["off"][s]), int(o["n"][s])
         return _Cold(float(o["ll"][s]), n, int(o["leaves"][s]), int(o["depth"][s]),
                      self.feat[off:off + n], self.thr[off:off + n], self.names_of)
+
+
+class NetworkSweeps:
+    """The batches of network chains (slpy.compiled.network): each replica's iteration
+    one change move with probability `p_change`, else a sweep of `pairs` of them, as
+    the path's kernel makes it (slpy.compiled._network._ladder); `state_of(chain,
+    log_lik, parent masks, edges)` makes the state at heat 1."""
+    names = ("change", "sweep")
+
+    def __init__(self, p_change: float, pairs: int, state_of):
+        self.p_change, self.pairs, self.state_of = p_change, pairs, state_of
+
+    def outputs(self, B: int) -> dict:
+        return {"edges": np.zeros(B, np.int64)}
+
+    def begin(self, chains, rngs) -> None:
+        self.chains = chains
+        self.lists = padded([[c.link for c in chains], [c.pa for c in chains],
+                             [c.ch for c in chains], [c.fam for c in chains],
+                             list(rngs.replicas)])
+
+    def last(self, cold) -> None:
+        self._last = cold._pa
+
+    def run(self, it, b, lls, heats, at, random_scheme, swap_rng, o) -> None:
+        from ._network import _ladder
+        c0 = self.chains[0]
+        # the state at heat 1 before the batch, then each sweep's
+        self.pa = np.empty((b + 1, c0.n), dtype=np.int64)
+        self.pa[b] = self._last
+        links, pas, chs, fams, gens = self.lists
+        _ladder(it, b, lls, links, pas, chs, fams, c0.pu, c0.pv, c0.prob, c0.log_rest,
+                c0.max_parents, c0.n, *c0.scores.args, heats, at, random_scheme,
+                self.p_change, self.pairs, gens, swap_rng, o["acc"], o["move"], o["cold"],
+                o["swap"], o["prob"], o["nswap"], o["at"], o["ll"], o["new"], o["edges"],
+                self.pa)
+
+    def cold(self, o, s):
+        return self.state_of(self.chains[0], float(o["ll"][s]), self.pa[s],
+                             int(o["edges"][s]))

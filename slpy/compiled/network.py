@@ -204,6 +204,14 @@ class NetworkState:
         self.d = len(chain.link)                                # a choice point a pair
         self._key = None
 
+    @classmethod
+    def of(cls, chain, log_lik, pa, edges):
+        """The state of parent masks `pa` (kept, not copied), not read off the chain."""
+        st = cls.__new__(cls)
+        st.chain, st.log_lik, st._pa, st._key = chain, log_lik, pa, None
+        st.stats, st.d = (edges,), len(chain.link)
+        return st
+
     @property
     def key(self) -> str:
         if self._key is None:
@@ -362,50 +370,11 @@ def _kernel(model, cfg):
     return kernel
 
 
-class _Sweeps:
-    """A tempered network chain's sweeps in batches (slpy.compiled.ladder's kind):
-    replica iterations as :func:`_kernel` makes them, in slpy.compiled._network._ladder."""
-    names = MOVES
-
-    def __init__(self, p_change: float, pairs: int):
-        self.p_change, self.pairs = p_change, pairs
-
-    def outputs(self, B: int) -> dict:
-        return {"edges": np.zeros(B, np.int64)}
-
-    def begin(self, chains, rngs) -> None:
-        from .ladder import padded
-        self.chains = chains
-        self.lists = padded([[c.link for c in chains], [c.pa for c in chains],
-                             [c.ch for c in chains], [c.fam for c in chains],
-                             list(rngs.replicas)])
-
-    def last(self, cold) -> None:
-        self._last = cold._pa
-
-    def run(self, it, b, lls, heats, at, random_scheme, swap_rng, o) -> None:
-        c0 = self.chains[0]
-        # the state at heat 1 before the batch, then each sweep's
-        self.pa = np.empty((b + 1, c0.n), dtype=np.int64)
-        self.pa[b] = self._last
-        links, pas, chs, fams, gens = self.lists
-        X._ladder(it, b, lls, links, pas, chs, fams, c0.pu, c0.pv, c0.prob, c0.log_rest,
-                  c0.max_parents, c0.n, *c0.scores.args, heats, at, random_scheme,
-                  self.p_change, self.pairs, gens, swap_rng, o["acc"], o["move"],
-                  o["cold"], o["swap"], o["prob"], o["nswap"], o["at"], o["ll"], o["new"],
-                  o["edges"], self.pa)
-
-    def cold(self, o, s) -> NetworkState:
-        st = NetworkState.__new__(NetworkState)
-        st.chain, st.log_lik, st._pa = self.chains[0], float(o["ll"][s]), self.pa[s]
-        st.stats, st.d, st._key = (int(o["edges"][s]),), len(self.chains[0].link), None
-        return st
-
-
 def _ladder(model, cfg, plain, scheme, adapt_until):
-    from .ladder import ladder_kernel
+    from .ladder import NetworkSweeps, ladder_kernel
     pairs = len(model.scorer.names) * (len(model.scorer.names) - 1) // 2
-    return ladder_kernel(_Sweeps(_change_share(cfg), pairs), scheme, adapt_until)
+    return ladder_kernel(NetworkSweeps(_change_share(cfg), pairs, NetworkState.of), scheme,
+                         adapt_until)
 
 
 def _start(model, cfg, rng, init_term=None) -> NetworkState:
@@ -434,11 +403,9 @@ class _Particle(NetworkState):
         self.snap = chain.snapshot()
 
     @classmethod
-    def of(cls, chain, link, pa, ch, fam, log_lik):
+    def of_arrays(cls, chain, link, pa, ch, fam, log_lik):
         """The particle of a snapshot's arrays."""
-        p = cls.__new__(cls)
-        p.chain, p.log_lik, p._pa, p._key = chain, log_lik, pa.copy(), None
-        p.stats, p.d = (int(np.count_nonzero(link)),), len(link)
+        p = cls.of(chain, log_lik, pa.copy(), int(np.count_nonzero(link)))
         p.snap = (link, pa, ch, fam, log_lik)
         return p
 
@@ -501,10 +468,9 @@ class _Particles:
         from .ladder import padded
         c = self.chain
         if self._out is None:
-            E, n = len(c.link), c.n
             self._out = (np.zeros(GROUP, np.int64), np.zeros(GROUP),
-                         np.zeros((GROUP, E), np.int64), np.zeros((GROUP, n), np.int64),
-                         np.zeros((GROUP, n), np.int64), np.zeros((GROUP, n)))
+                         *(np.zeros((GROUP, len(a)), a.dtype) for a in (c.link, c.pa, c.ch,
+                                                                         c.fam)))
         o_acc, o_ll, o_link, o_pa, o_ch, o_fam = self._out
         out, accepted = list(particles), 0
         for g in range(0, len(out), GROUP):
@@ -517,11 +483,9 @@ class _Particles:
                               c.pa, c.ch, c.fam, c.pu, c.pv, c.prob, c.log_rest,
                               c.max_parents, c.n, *c.scores.args, o_acc, o_ll, o_link, o_pa,
                               o_ch, o_fam)
-            for i in range(len(group)):
-                if o_acc[i]:
-                    out[g + i] = _Particle.of(c, o_link[i].copy(), o_pa[i].copy(),
-                                              o_ch[i].copy(), o_fam[i].copy(),
-                                              float(o_ll[i]))
+            for i in np.flatnonzero(o_acc[:len(group)]).tolist():
+                out[g + i] = _Particle.of_arrays(c, *(a[i].copy() for a in (
+                    o_link, o_pa, o_ch, o_fam)), float(o_ll[i]))
             accepted += int(o_acc[:len(group)].sum())
         return out, accepted
 
