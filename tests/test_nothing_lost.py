@@ -494,8 +494,10 @@ def test_in_a_notebook_without_ipywidgets_the_bar_goes_to_standard_output(
 @pytest.mark.slow
 def test_sigint_to_the_parent_of_tempered_replicas_in_processes(tmp_path):
     # one chain, its 4 tempered replicas in 2 processes: the chain runs in the parent
+    # (on the engine: the compiled path can finish before the signal arrives)
     out = tmp_path / "part"
-    args = [PRIOR, "--data", DATA, "-n", "3000", "--seed", "5", "--temper", "4"]
+    args = [PRIOR, "--data", DATA, "-n", "3000", "--seed", "5", "--temper", "4",
+            "--chains", "1", "--path", "engine"]
     proc, master, screen = _run_in_a_terminal(
         ["run", *args, "--jobs", "2", "--out", out], lambda s: _rows(out, 1)[0] > 0)
     assert proc.poll() is None, screen
