@@ -12,7 +12,7 @@ def commands():
 def test_two_commands_first():
     install_run, install_test = commands()[:2]
     assert "slpy run priors/growtree.slp --data examples/data/bcw.csv" in install_run
-    assert install_test.endswith("python -m pytest -q --durations=20")
+    assert install_test.endswith("python -m pytest -q -n auto --dist loadfile --durations=20")
 
 
 def test_ci_runs_the_readme_commands_in_order():
