@@ -11,14 +11,15 @@ on a fixed 80/20 split (--split-seed 2005) with seeds 1-3. Per data set and samp
 - for a sampler of one chain (no R-hat of its own), R-hat over the seeds' chains;
 - SMC: the log evidence of each seed and their spread.
 
-"Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal CPU"
-runs again each sampler whose CPU-seconds differ from the reference sampler's (the
-first of --samplers) by more than 20%, with its iterations scaled to the reference's
-CPU time (with --modes cpu alone, from pilots of a tenth and a fifth of the
-iterations, whose difference is the CPU of a sweep without the start-up, and without
-the equal-sweeps runs). SMC has no sweeps: it runs at equal CPU only, its particles
-set from a pilot run. WF and LR are the first 600 rows of waveform and the first
-2,000 of letter; CHILD is a 20-node network (benchmarks/trust_net.py, needs pgmpy).
+"Equal sweeps" runs every MCMC sampler for --iterations iterations a chain; "equal
+CPU" runs again each sampler whose CPU-seconds differ from the reference sampler's
+(the first of --samplers) by more than 20%, with its iterations scaled to the
+reference's CPU time (with --modes cpu alone, from pilots of a tenth and a fifth of
+the iterations, whose difference is the CPU of a sweep without the start-up, and
+without the equal-sweeps runs). SMC has no sweeps: it runs at equal CPU only, its
+particles set from pilots of 50 and 100 particles the same way. WF and LR are the
+first 600 rows of waveform and the first 2,000 of letter; CHILD is a 20-node network
+(benchmarks/trust_net.py, needs pgmpy).
 
     python benchmarks/trust.py [--data BCW,PIMA,WF,LR,CHILD] [--samplers default,before,smc]
         [--iterations 10000] [--seeds 1,2,3] [--modes sweeps,cpu] [--ref-cpu S] [--json FILE]
@@ -182,9 +183,14 @@ def compare(data, names, seeds, modes, iterations, one_run, summarise, row,
         settings = SAMPLERS[name]
         if settings.get("method") == "smc":
             # SMC has no sweeps: its particles are set to the reference's CPU time,
-            # from a pilot of 50 particles
-            pilot = one_run(data, dict(settings, particles=50), seeds[0], iterations)
-            n = max(20, int(50 * (ref_cpu or pilot["seconds"]) / pilot["seconds"]))
+            # from pilots of 50 and 100 particles, so that the fixed costs (start-up,
+            # the first scores) count once
+            one_run(data, dict(settings, particles=20), seeds[0], iterations)  # imports
+            one = one_run(data, dict(settings, particles=50), seeds[0], iterations)
+            two = one_run(data, dict(settings, particles=100), seeds[0], iterations)
+            per = max(two["seconds"] - one["seconds"], 1e-3) / 50
+            fixed = max(one["seconds"] - 50 * per, 0.0)
+            n = max(20, int(max((ref_cpu or one["seconds"]) - fixed, per) / per))
             print(row(data, name, "equal CPU", at(dict(settings, particles=n), iterations,
                                                   "cpu")), flush=True)
             continue
